@@ -1,0 +1,48 @@
+# Every target creates .venv at the repo root and installs the project into it when needed.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+TOOLS := .venv-tools
+TOOLS_STAMP := $(TOOLS)/.installed
+HOST ?= 127.0.0.1
+PORT ?= 8000
+export SAM_CLI_TELEMETRY := 0
+export POWERTOOLS_SERVICE_NAME ?= agent-workspace
+export POWERTOOLS_METRICS_NAMESPACE ?= AgentWorkspace
+
+.PHONY: serve test unit lint bench build clean
+
+$(STAMP): pyproject.toml layers/workspace/requirements.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
+# aws-sam-cli pins an older pydantic, so it lives in its own venv, never beside the runtime deps.
+$(TOOLS_STAMP):
+	test -x $(TOOLS)/bin/python || $(PYTHON) -m venv $(TOOLS)
+	$(TOOLS)/bin/python -m pip install --quiet --upgrade pip
+	$(TOOLS)/bin/python -m pip install --quiet 'aws-sam-cli>=1.130,<2'
+	touch $@
+
+serve: $(STAMP)
+	HOST=$(HOST) PORT=$(PORT) $(BIN)/python -m agent_workspace.local
+
+test: $(STAMP) lint
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lint: $(STAMP) $(TOOLS_STAMP)
+	$(BIN)/ruff check layers functions tests scripts
+	$(BIN)/cfn-lint template.yaml
+	$(TOOLS)/bin/sam validate --template template.yaml --region us-east-1
+
+bench: $(STAMP)
+	$(BIN)/python scripts/bench.py
+
+# Needs python3.11 on PATH (the Lambda runtime's version) for the layer's .pyc.
+build: $(TOOLS_STAMP)
+	$(TOOLS)/bin/sam build --template template.yaml
+
+clean:
+	rm -rf $(VENV) $(TOOLS) .aws-sam .pytest_cache

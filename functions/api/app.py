@@ -1,0 +1,19 @@
+"""Lambda entry point of the API function: Function URL (payload 2.0) → Mangum → the FastAPI app."""
+
+from aws_lambda_powertools.logging import correlation_paths
+from mangum import Mangum
+
+from agent_workspace.api.app import create_app
+from agent_workspace.config import get_settings
+from agent_workspace.observability import logger, metrics, tracer
+from agent_workspace.runtime import Runtime
+
+# lifespan="off": Mangum would otherwise run the app's lifespan on every invocation.
+_asgi = Mangum(create_app(Runtime.from_settings(get_settings())), lifespan="off")
+
+
+@logger.inject_lambda_context(correlation_id_path=correlation_paths.LAMBDA_FUNCTION_URL, log_event=False)
+@tracer.capture_lambda_handler(capture_response=False)
+@metrics.log_metrics(capture_cold_start_metric=True)
+def handler(event: dict, context: object) -> dict:
+    return _asgi(event, context)

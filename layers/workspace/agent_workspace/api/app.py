@@ -1,0 +1,49 @@
+"""The one ASGI app, served by uvicorn locally and by Mangum in Lambda."""
+
+from fastapi import FastAPI, Request
+from starlette.routing import Route
+
+from agent_workspace import __version__
+from agent_workspace.api import errors, workspaces
+from agent_workspace.api.auth import METADATA_PATH, base_url
+from agent_workspace.api.guard import HostOriginGuard
+from agent_workspace.mcp_server.endpoint import McpEndpoint
+from agent_workspace.mcp_server.server import build_server
+from agent_workspace.runtime import Runtime
+from agent_workspace.tools import REGISTRY
+
+
+def create_app(runtime: Runtime) -> FastAPI:
+    app = FastAPI(
+        title="Agent Workspace",
+        version=__version__,
+        description="Human REST API of the workspace; agents use MCP at /mcp.",
+    )
+    app.state.runtime = runtime
+    errors.install(app)
+
+    # Routed directly: `app.mount("/mcp", ...)` would answer POST /mcp with a 307 to /mcp/, and
+    # a client that follows a 307 for a POST is rare; a trailing slash is served, not redirected, too.
+    mcp_endpoint = McpEndpoint(build_server(REGISTRY), runtime)
+    app.router.routes.append(Route("/mcp", mcp_endpoint, methods=None))
+    app.router.routes.append(Route("/mcp/", mcp_endpoint, methods=None))
+
+    @app.get("/health", tags=["meta"])
+    def health() -> dict:
+        return {"status": "ok"}
+
+    @app.get(METADATA_PATH, tags=["meta"])
+    @app.get(METADATA_PATH + "/mcp", include_in_schema=False)
+    def protected_resource_metadata(request: Request) -> dict:
+        """RFC 9728: where clients learn that /mcp takes a bearer token in the Authorization header."""
+        base = base_url(runtime, request)
+        return {
+            "resource": f"{base}/mcp",
+            "bearer_methods_supported": ["header"],
+            "resource_name": "Agent Workspace",
+            "resource_documentation": f"{base}/docs",
+        }
+
+    app.include_router(workspaces.router)
+    app.add_middleware(HostOriginGuard, settings=runtime.settings)
+    return app

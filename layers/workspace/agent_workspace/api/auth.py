@@ -1,0 +1,46 @@
+"""Bearer-token authentication shared by /mcp and /api.
+
+Tokens are accepted only in the Authorization header: a token in the query string is ignored, so
+it never lands in access logs.
+"""
+
+from starlette.datastructures import Headers
+from starlette.requests import HTTPConnection
+
+from agent_workspace.domain.errors import Forbidden, Unauthorized
+from agent_workspace.domain.models import Principal
+from agent_workspace.domain.tokens import TokenKind, hash_token
+from agent_workspace.runtime import Runtime
+
+METADATA_PATH = "/.well-known/oauth-protected-resource"
+
+
+def bearer_token(headers: Headers) -> str | None:
+    scheme, _, token = headers.get("authorization", "").partition(" ")
+    token = token.strip()
+    return token if scheme.lower() == "bearer" and token else None
+
+
+def authenticate(runtime: Runtime, headers: Headers, kind: TokenKind) -> Principal:
+    """The principal behind the request's token, which must be of `kind`."""
+    token = bearer_token(headers)
+    if token is None:
+        raise Unauthorized("missing bearer token: send Authorization: Bearer <token>")
+    principal = runtime.accounts.resolve_token(hash_token(token))
+    if principal is None:
+        raise Unauthorized("unknown or revoked token")
+    if principal.kind is not kind:
+        needed = "an agent token (MCP)" if kind is TokenKind.AGENT else "a human token (REST API)"
+        raise Forbidden(f"this endpoint needs {needed}")
+    return principal
+
+
+def base_url(runtime: Runtime, connection: HTTPConnection) -> str:
+    if runtime.settings.public_url:
+        return runtime.settings.public_url.rstrip("/")
+    proto = connection.headers.get("x-forwarded-proto", connection.url.scheme)
+    return f"{proto}://{connection.headers.get('host', connection.url.netloc)}"
+
+
+def www_authenticate(runtime: Runtime, connection: HTTPConnection) -> str:
+    return f'Bearer resource_metadata="{base_url(runtime, connection)}{METADATA_PATH}"'

@@ -1,0 +1,40 @@
+"""Host and Origin checks for every request (MCP spec: servers must validate Origin).
+
+A request whose Origin header is present and not allowed gets 403: a web page can reach the
+server only from an origin the operator listed, or from the server's own origin. Where the Host
+itself can be chosen by an attacker (DNS rebinding on a loopback server), `allowed_hosts` pins it
+first, so "the server's own origin" cannot be spoofed.
+"""
+
+from starlette.datastructures import Headers
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from agent_workspace.api.asgi_json import send_json
+from agent_workspace.config import Settings
+
+
+class HostOriginGuard:
+    def __init__(self, app: ASGIApp, settings: Settings) -> None:
+        self._app = app
+        self._hosts = {h.lower() for h in settings.allowed_hosts}
+        self._origins = {o.lower() for o in settings.allowed_origins}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            headers = Headers(scope=scope)
+            host = headers.get("host", "").lower()
+            if self._hosts and host not in self._hosts:
+                await send_json(send, 421, {"error": f"host {host!r} is not served here"})
+                return
+            origin = headers.get("origin")
+            if origin is not None and not self._origin_allowed(origin.lower().rstrip("/"), host, scope):
+                await send_json(send, 403, {"error": "origin not allowed"})
+                return
+        await self._app(scope, receive, send)
+
+    def _origin_allowed(self, origin: str, host: str, scope: Scope) -> bool:
+        if origin in self._origins:
+            return True
+        scheme = Headers(scope=scope).get("x-forwarded-proto", scope.get("scheme", "http"))
+        return bool(host) and origin == f"{scheme}://{host}"
+

@@ -1,0 +1,43 @@
+"""Settings, read once from the environment at start-up."""
+
+from functools import lru_cache
+from typing import Annotated
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="WORKSPACE_", extra="ignore")
+
+    table_name: str = Field("agent-workspace", description="DynamoDB table holding every item.")
+    attachments_bucket: str = Field("agent-workspace-attachments", description="S3 bucket for attachment content.")
+    events_queue_url: str = Field("", description="SQS queue that fans out published events.")
+    aws_region: str = Field("us-east-1", validation_alias="AWS_REGION")
+    aws_endpoint_url: str | None = Field(
+        None, description="Send every AWS call here (the local stack's moto server); unset on AWS."
+    )
+    public_url: str | None = Field(
+        None, description="Base URL clients use, for the OAuth resource metadata; derived from the request if unset."
+    )
+    allowed_origins: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Browser origins allowed to call the server besides its own; any other Origin gets 403.",
+    )
+    allowed_hosts: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Host headers accepted (empty: any, as behind a Function URL); others get 421.",
+    )
+    max_request_bytes: int = Field(6 * 1024 * 1024, description="Request bodies above this are refused with 413.")
+
+    @field_validator("allowed_origins", "allowed_hosts", mode="before")
+    @classmethod
+    def _split_commas(cls, value: object) -> object:
+        if isinstance(value, str):
+            return [item.strip().rstrip("/") for item in value.split(",") if item.strip()]
+        return value
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()

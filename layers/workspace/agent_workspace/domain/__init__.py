@@ -1,0 +1,1 @@
+"""Entities, typed errors and rules; nothing here touches AWS."""

@@ -1,0 +1,49 @@
+"""Typed errors raised by domain and store code.
+
+One adapter turns them into MCP tool errors (`mcp_server.dispatch`) and one into HTTP responses
+(`api.errors`), so the message a caller sees is decided here, once.
+"""
+
+
+class WorkspaceError(Exception):
+    """Base of every error a caller may see; `message` is safe to show."""
+
+    http_status = 400
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class PayloadError(WorkspaceError):
+    """The input is malformed: a field is missing, unknown, of the wrong type or out of range."""
+
+    http_status = 422
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class NotFound(WorkspaceError):
+    http_status = 404
+
+
+class Conflict(WorkspaceError):
+    """A conditional write lost a race or the item is not in the state the caller assumed."""
+
+    http_status = 409
+
+
+class Forbidden(WorkspaceError):
+    http_status = 403
+
+
+class Unauthorized(WorkspaceError):
+    http_status = 401
+
+
+class Unavailable(WorkspaceError):
+    """A dependency (DynamoDB, S3, SQS) failed in a way that is worth retrying."""
+
+    http_status = 503

@@ -1,0 +1,31 @@
+"""Short base62 IDs that sort by creation time (e.g. `0kGogHmaqvZ`).
+
+Seven characters of milliseconds since the epoch (good until the year 5138) followed by four
+random ones; DynamoDB writes that create an ID are conditional, so a collision fails loudly
+rather than overwriting.
+"""
+
+import secrets
+import time
+
+ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+_TIME_CHARS = 7
+_RANDOM_CHARS = 4
+ID_LENGTH = _TIME_CHARS + _RANDOM_CHARS
+
+
+def _encode(number: int, width: int) -> str:
+    chars = []
+    for _ in range(width):
+        number, digit = divmod(number, 62)
+        chars.append(ALPHABET[digit])
+    return "".join(reversed(chars))
+
+
+def new_id(now_ms: int | None = None) -> str:
+    millis = time.time_ns() // 1_000_000 if now_ms is None else now_ms
+    return _encode(millis, _TIME_CHARS) + "".join(secrets.choice(ALPHABET) for _ in range(_RANDOM_CHARS))
+
+
+def is_id(value: str) -> bool:
+    return len(value) == ID_LENGTH and all(c in ALPHABET for c in value)

@@ -1,0 +1,39 @@
+"""The entities every layer passes around."""
+
+from dataclasses import dataclass, field
+
+from agent_workspace.domain.tokens import TokenKind
+
+TASK_STATUSES = ("notstarted", "ongoing", "blocked", "completed", "rejected")
+
+
+@dataclass(frozen=True, slots=True)
+class Principal:
+    """Who a request acts for, resolved from its bearer token."""
+
+    kind: TokenKind
+    account_id: str
+    token_id: str
+    workspace_id: str | None = None  # set for agent tokens only
+
+
+@dataclass(frozen=True, slots=True)
+class Workspace:
+    id: str
+    account_id: str
+    title: str
+    mission: str
+    created_at: str
+    task_counts: dict[str, int] = field(default_factory=dict)
+
+    def summary(self) -> dict:
+        return {"id": self.id, "title": self.title, "mission": self.mission, "createdAt": self.created_at}
+
+
+@dataclass(frozen=True, slots=True)
+class TokenRecord:
+    id: str
+    kind: TokenKind
+    account_id: str
+    workspace_id: str | None
+    created_at: str

@@ -1,0 +1,1 @@
+"""The MCP side: the tool registry, call dispatch, help texts and the Streamable HTTP endpoint."""

@@ -1,0 +1,231 @@
+"""Turns a `tools/call` into one action run: old names, flat calls, strict decoding, error texts.
+
+Everything an agent can get wrong is answered here with a tool error that names the tool, the
+action and the field; nothing below this module ever reaches the agent as a stack trace.
+"""
+
+import difflib
+import functools
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import anyio.to_thread
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from agent_workspace.domain.errors import WorkspaceError
+from agent_workspace.mcp_server import help_text
+from agent_workspace.mcp_server.legacy import OLD_TOOL_NAMES, RENAMED_FIELDS
+from agent_workspace.mcp_server.registry import Action, Call, HelpPayload, Registry, Tool
+from agent_workspace.observability import logger
+
+HELP_TOOL = "help"
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    text: str
+    is_error: bool = False
+
+
+class CallRefused(Exception):
+    """The call cannot run as given; `str(self)` is the whole text the agent sees."""
+
+
+class _HelpArguments(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    action: str | None = None
+
+
+async def dispatch(registry: Registry, call: Call, name: str, arguments: dict[str, Any] | None) -> ToolOutcome:
+    try:
+        if name == HELP_TOOL:
+            return ToolOutcome(answer_help(registry, arguments or {}))
+        tool, action, payload = resolve(registry, name, arguments or {})
+        if action is tool.help_action:
+            return ToolOutcome(_tool_help(tool, payload))
+        return await _run(tool, action, call, payload)
+    except CallRefused as refused:
+        return ToolOutcome(str(refused), is_error=True)
+
+
+def resolve(registry: Registry, name: str, arguments: dict[str, Any]) -> tuple[Tool, Action, BaseModel]:
+    """Find the tool and action a call means and decode its payload strictly."""
+    if name in OLD_TOOL_NAMES and registry.tool(name) is None:
+        tool_name, action_name = OLD_TOOL_NAMES[name]
+        tool = registry.tool(tool_name)
+        action = tool.action(action_name) if tool else None
+        if tool is None or action is None:
+            raise CallRefused(_unknown_tool(registry, name))
+        raw_payload: Any = arguments
+    else:
+        tool = registry.tool(name)
+        if tool is None:
+            raise CallRefused(_unknown_tool(registry, name))
+        action = _action_of(tool, arguments)
+        raw_payload = _payload_of(tool, action, arguments)
+    where = f"{tool.name} {action.name}"
+    payload = _renamed(where, RENAMED_FIELDS.get((tool.name, action.name), {}), raw_payload)
+    try:
+        return tool, action, action.payload.model_validate(payload)
+    except ValidationError as error:
+        raise CallRefused(f"{where}: {describe_validation_error(error, action)}") from None
+
+
+def _unknown_tool(registry: Registry, name: str) -> str:
+    return f"unknown tool '{name}'; tools: {', '.join([*registry.tool_names, HELP_TOOL])}"
+
+
+def _action_of(tool: Tool, arguments: dict[str, Any]) -> Action:
+    choices = ", ".join(tool.action_names)
+    requested = arguments.get("action")
+    if requested is None:
+        raise CallRefused(f"{tool.name}: missing field 'action' (one of: {choices})")
+    if not isinstance(requested, str):
+        raise CallRefused(f"{tool.name}: field 'action' must be a string (one of: {choices})")
+    action = tool.action(requested)
+    if action is None:
+        raise CallRefused(f"{tool.name}: unknown action '{requested}'{_did_you_mean(requested, tool.action_names)}; "
+                          f"actions: {choices}")
+    return action
+
+
+def _payload_of(tool: Tool, action: Action, arguments: dict[str, Any]) -> dict[str, Any]:
+    """The payload, with a flat call's fields (beside `action`) moved into it."""
+    where = f"{tool.name} {action.name}"
+    payload = arguments.get("payload")
+    if payload is None:
+        payload = {}
+    if not isinstance(payload, dict):
+        raise CallRefused(f"{where}: field 'payload' must be an object")
+    flat = {k: v for k, v in arguments.items() if k not in ("action", "payload")}
+    both = sorted(set(flat) & set(payload))
+    if both:
+        raise CallRefused(f"{where}: field '{both[0]}' is given both in payload and beside action; give it once")
+    return {**payload, **flat}
+
+
+def _renamed(where: str, renames: dict[str, str], payload: Any) -> Any:
+    if not renames or not isinstance(payload, dict):
+        return payload
+    payload = dict(payload)
+    for old, new in renames.items():
+        if old in payload:
+            if new in payload:
+                raise CallRefused(f"{where}: fields '{old}' and '{new}' name the same thing; give only '{new}'")
+            payload[new] = payload.pop(old)
+    return payload
+
+
+async def _run(tool: Tool, action: Action, call: Call, payload: BaseModel) -> ToolOutcome:
+    where = f"{tool.name} {action.name}"
+    try:
+        result = await anyio.to_thread.run_sync(functools.partial(action.handler, call, payload))
+    except WorkspaceError as error:
+        return ToolOutcome(f"{where}: {error.message}", is_error=True)
+    except Exception:
+        # The one place an unexpected failure is caught: log it (never the payload) and give a safe text.
+        logger.exception("tool action failed", extra={"tool": tool.name, "action": action.name})
+        return ToolOutcome(
+            f"{where}: internal error; retry shortly, and report ref {call.request_id or 'unknown'} if it persists",
+            is_error=True,
+        )
+    return ToolOutcome(render(result))
+
+
+def render(result: Any) -> str:
+    if isinstance(result, str):
+        return result
+    return json.dumps(result, ensure_ascii=False)
+
+
+def _tool_help(tool: Tool, payload: BaseModel) -> str:
+    assert isinstance(payload, HelpPayload)
+    if payload.topic is None:
+        return help_text.tool_help(tool)
+    action = tool.action(payload.topic)
+    if action is None:
+        raise CallRefused(
+            f"{tool.name} help: unknown topic '{payload.topic}'{_did_you_mean(payload.topic, tool.action_names)}; "
+            f"actions: {', '.join(tool.action_names)}"
+        )
+    return help_text.tool_help(tool) if action is tool.help_action else help_text.action_help(tool, action)
+
+
+def answer_help(registry: Registry, arguments: dict[str, Any]) -> str:
+    try:
+        topic = _HelpArguments.model_validate(arguments).action
+    except ValidationError as error:
+        raise CallRefused(f"{HELP_TOOL}: {describe_validation_error(error)}") from None
+    if not topic:
+        return help_text.overview(registry)
+    if topic == HELP_TOOL:
+        return help_text.help_tool_help()
+    tool_name, _, action_name = topic.partition(".")
+    tool = registry.tool(tool_name)
+    if tool is None:
+        raise CallRefused(
+            f"{HELP_TOOL}: unknown topic '{topic}'{_did_you_mean(tool_name, registry.tool_names)}; "
+            f"tools: {', '.join(registry.tool_names)}"
+        )
+    if not action_name:
+        return help_text.tool_help(tool)
+    action = tool.action(action_name)
+    if action is None:
+        raise CallRefused(
+            f"{HELP_TOOL}: {tool.name} has no action '{action_name}'{_did_you_mean(action_name, tool.action_names)}; "
+            f"actions: {', '.join(tool.action_names)}"
+        )
+    return help_text.tool_help(tool) if action is tool.help_action else help_text.action_help(tool, action)
+
+
+# -- validation errors, in the words an agent can act on ---------------------------------------
+
+_TYPE_NAMES = {
+    "string_type": "a string",
+    "int_type": "an integer",
+    "int_from_float": "an integer",
+    "float_type": "a number",
+    "bool_type": "a boolean",
+    "dict_type": "an object",
+    "model_type": "an object",
+    "model_attributes_type": "an object",
+    "list_type": "an array",
+}
+_MAX_REPORTED = 5
+
+
+def describe_validation_error(error: ValidationError, action: Action | None = None) -> str:
+    known = [name for name, *_ in help_text.fields(action)] if action else []
+    problems = [_describe(detail, known) for detail in error.errors(include_url=False)]
+    extra = len(problems) - _MAX_REPORTED
+    text = "; ".join(problems[:_MAX_REPORTED])
+    return f"{text}; and {extra} more" if extra > 0 else text
+
+
+def _describe(detail: Any, known_fields: list[str]) -> str:
+    where = field_path(detail["loc"])
+    kind = detail["type"]
+    if kind == "extra_forbidden":
+        return f"unknown field '{where}'{_did_you_mean(where, known_fields)}"
+    if kind == "missing":
+        return f"missing required field '{where}'"
+    if kind in _TYPE_NAMES:
+        return f"field '{where}' must be {_TYPE_NAMES[kind]}"
+    message = str(detail["msg"]).removeprefix("Value error, ")
+    if kind == "literal_error":
+        message = message.replace("Input should be", "must be")
+        return f"field '{where}' {message}"
+    return f"field '{where}': {message}"
+
+
+def field_path(loc: tuple[Any, ...]) -> str:
+    path = ""
+    for part in loc:
+        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+    return path or "payload"
+
+
+def _did_you_mean(given: str, choices: list[str]) -> str:
+    match = difflib.get_close_matches(given, choices, n=1)
+    return f" (did you mean '{match[0]}'?)" if match else ""

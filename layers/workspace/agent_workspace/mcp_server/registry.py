@@ -1,0 +1,103 @@
+"""Tools and their actions, declared once.
+
+Each action's payload model validates the call, is what `help` prints and what `tools/list`
+advertises, so the three can never disagree.
+"""
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agent_workspace.domain.models import Principal
+from agent_workspace.runtime import Runtime
+
+
+class Payload(BaseModel):
+    """Base of every action payload: unknown fields and loose types are refused, never ignored."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class NoPayload(Payload):
+    """For actions that take nothing."""
+
+
+class HelpPayload(Payload):
+    topic: str | None = Field(None, description="An action of this tool; leave out for the list of actions.")
+
+
+@dataclass(frozen=True)
+class Call:
+    """Who is calling, and the process-wide runtime their action runs against."""
+
+    principal: Principal
+    runtime: Runtime
+    request_id: str = ""
+
+
+# A handler runs in a worker thread (store calls block) and returns the answer's text, or an
+# object / list / None that the dispatcher renders as JSON.
+Handler = Callable[[Call, Any], Any]
+
+
+@dataclass(frozen=True)
+class Action:
+    name: str
+    summary: str
+    payload: type[Payload]
+    handler: Handler
+    example: dict[str, Any] | None = None
+    read_only: bool = False
+    destructive: bool = False
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    summary: str
+    actions: tuple[Action, ...]
+    help_action: Action = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(
+            self,
+            "help_action",
+            Action(
+                name="help",
+                summary='This list, or with payload {"topic": "<action>"} that action\'s payload.',
+                payload=HelpPayload,
+                handler=_help_is_dispatched_elsewhere,
+                read_only=True,
+            ),
+        )
+
+    def all_actions(self) -> tuple[Action, ...]:
+        return (*self.actions, self.help_action)
+
+    def action(self, name: str) -> Action | None:
+        return next((a for a in self.all_actions() if a.name == name), None)
+
+    @property
+    def action_names(self) -> list[str]:
+        return [a.name for a in self.all_actions()]
+
+
+def _help_is_dispatched_elsewhere(call: Call, payload: HelpPayload) -> None:  # pragma: no cover
+    raise AssertionError("a tool's help action is answered by the dispatcher from the registry")
+
+
+@dataclass(frozen=True)
+class Registry:
+    tools: tuple[Tool, ...]
+
+    def tool(self, name: str) -> Tool | None:
+        return next((t for t in self.tools if t.name == name), None)
+
+    def __iter__(self) -> Iterator[Tool]:
+        return iter(self.tools)
+
+    @property
+    def tool_names(self) -> list[str]:
+        return [t.name for t in self.tools]

@@ -1,0 +1,1 @@
+"""The only package that touches boto3; each repository takes its clients in its constructor."""

@@ -1,0 +1,223 @@
+"""Accounts, their workspaces, and the tokens that reach them."""
+
+from typing import Any
+
+from agent_workspace.domain.errors import NotFound
+from agent_workspace.domain.models import TASK_STATUSES, Principal, TokenRecord, Workspace
+from agent_workspace.domain.tokens import TokenKind
+from agent_workspace.store import keys
+from agent_workspace.store.dynamo import from_item, key, to_item, translating_errors
+
+_NEW_ITEM = "attribute_not_exists(PK)"
+
+
+class AccountStore:
+    def __init__(self, dynamodb: Any, table_name: str) -> None:
+        self._db = dynamodb
+        self._table = table_name
+
+    # -- accounts and workspaces ------------------------------------------------------------
+
+    def put_account(self, account_id: str, title: str, created_at: str) -> None:
+        with translating_errors(f"account {account_id} already exists"):
+            self._db.put_item(
+                TableName=self._table,
+                Item=to_item(
+                    {
+                        keys.PK: keys.account_pk(account_id),
+                        keys.SK: keys.ACCOUNT_SK,
+                        "id": account_id,
+                        "title": title,
+                        "createdAt": created_at,
+                    }
+                ),
+                ConditionExpression=_NEW_ITEM,
+            )
+
+    def create_workspace(self, workspace: Workspace, first_token: tuple[str, TokenRecord]) -> None:
+        """Write the workspace and its first agent token in one transaction: never one without the other."""
+        token_hash, token = first_token
+        item = {
+            keys.PK: keys.account_pk(workspace.account_id),
+            keys.SK: keys.workspace_sk(workspace.id),
+            "id": workspace.id,
+            "accountId": workspace.account_id,
+            "title": workspace.title,
+            "mission": workspace.mission,
+            "createdAt": workspace.created_at,
+            "taskCounts": {status: 0 for status in TASK_STATUSES},
+        }
+        with translating_errors(f"workspace {workspace.id} already exists"):
+            self._db.transact_write_items(
+                TransactItems=[
+                    # The account must exist: a workspace is never orphaned.
+                    {
+                        "ConditionCheck": {
+                            "TableName": self._table,
+                            "Key": key(keys.account_pk(workspace.account_id), keys.ACCOUNT_SK),
+                            "ConditionExpression": "attribute_exists(PK)",
+                        }
+                    },
+                    {"Put": {"TableName": self._table, "Item": to_item(item), "ConditionExpression": _NEW_ITEM}},
+                    *self._token_puts(token_hash, token),
+                ]
+            )
+
+    def get_workspace(self, account_id: str, workspace_id: str) -> Workspace | None:
+        with translating_errors():
+            response = self._db.get_item(
+                TableName=self._table, Key=key(keys.account_pk(account_id), keys.workspace_sk(workspace_id))
+            )
+        item = response.get("Item")
+        return _workspace(from_item(item)) if item else None
+
+    def list_workspaces(self, account_id: str) -> list[Workspace]:
+        workspaces: list[Workspace] = []
+        request: dict[str, Any] = {
+            "TableName": self._table,
+            "KeyConditionExpression": "PK = :pk AND begins_with(SK, :prefix)",
+            "ExpressionAttributeValues": to_item(
+                {":pk": keys.account_pk(account_id), ":prefix": keys.WORKSPACE_SK_PREFIX}
+            ),
+        }
+        with translating_errors():
+            while True:
+                page = self._db.query(**request)
+                workspaces.extend(_workspace(from_item(item)) for item in page.get("Items", []))
+                if "LastEvaluatedKey" not in page:
+                    return workspaces
+                request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+    # -- tokens -----------------------------------------------------------------------------
+
+    def _token_puts(self, token_hash: str, token: TokenRecord) -> list[dict[str, Any]]:
+        """The token item (found by hash on every request) and its reference (found by id, to revoke it)."""
+        common = {
+            "tokenId": token.id,
+            "kind": token.kind.value,
+            "accountId": token.account_id,
+            "workspaceId": token.workspace_id,
+            "createdAt": token.created_at,
+        }
+        return [
+            {
+                "Put": {
+                    "TableName": self._table,
+                    "Item": to_item({keys.PK: keys.token_pk(token_hash), keys.SK: keys.TOKEN_SK, **common}),
+                    "ConditionExpression": _NEW_ITEM,
+                }
+            },
+            {
+                "Put": {
+                    "TableName": self._table,
+                    "Item": to_item(
+                        {
+                            keys.PK: keys.account_pk(token.account_id),
+                            keys.SK: keys.token_ref_sk(token.id),
+                            "tokenHash": token_hash,
+                            **common,
+                        }
+                    ),
+                    "ConditionExpression": _NEW_ITEM,
+                }
+            },
+        ]
+
+    def put_token(self, token_hash: str, token: TokenRecord) -> None:
+        items = self._token_puts(token_hash, token)
+        if token.workspace_id is not None:
+            items.append(self._workspace_exists(token.account_id, token.workspace_id))
+        with translating_errors("that token already exists"):
+            self._db.transact_write_items(TransactItems=items)
+
+    def _workspace_exists(self, account_id: str, workspace_id: str) -> dict[str, Any]:
+        return {
+            "ConditionCheck": {
+                "TableName": self._table,
+                "Key": key(keys.account_pk(account_id), keys.workspace_sk(workspace_id)),
+                "ConditionExpression": "attribute_exists(PK)",
+            }
+        }
+
+    def resolve_token(self, token_hash: str) -> Principal | None:
+        with translating_errors():
+            response = self._db.get_item(
+                TableName=self._table, Key=key(keys.token_pk(token_hash), keys.TOKEN_SK), ConsistentRead=True
+            )
+        item = response.get("Item")
+        if not item:
+            return None
+        values = from_item(item)
+        return Principal(
+            kind=TokenKind(values["kind"]),
+            account_id=values["accountId"],
+            token_id=values["tokenId"],
+            workspace_id=values.get("workspaceId"),
+        )
+
+    def list_tokens(self, account_id: str, workspace_id: str) -> list[TokenRecord]:
+        request: dict[str, Any] = {
+            "TableName": self._table,
+            "KeyConditionExpression": "PK = :pk AND begins_with(SK, :prefix)",
+            "FilterExpression": "workspaceId = :wid",
+            "ExpressionAttributeValues": to_item(
+                {":pk": keys.account_pk(account_id), ":prefix": keys.TOKEN_REF_SK_PREFIX, ":wid": workspace_id}
+            ),
+        }
+        tokens: list[TokenRecord] = []
+        with translating_errors():
+            while True:
+                page = self._db.query(**request)
+                tokens.extend(_token(from_item(item)) for item in page.get("Items", []))
+                if "LastEvaluatedKey" not in page:
+                    return tokens
+                request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+    def revoke_token(self, account_id: str, workspace_id: str, token_id: str) -> None:
+        """Delete the token so its next use gets 401; the reference goes with it in the same transaction."""
+        ref_key = key(keys.account_pk(account_id), keys.token_ref_sk(token_id))
+        with translating_errors():
+            ref = self._db.get_item(TableName=self._table, Key=ref_key, ConsistentRead=True).get("Item")
+        values = from_item(ref) if ref else {}
+        if not ref or values.get("workspaceId") != workspace_id:
+            raise NotFound(f"no token {token_id} in workspace {workspace_id}")
+        with translating_errors(f"token {token_id} was revoked meanwhile"):
+            self._db.transact_write_items(
+                TransactItems=[
+                    {
+                        "Delete": {
+                            "TableName": self._table,
+                            "Key": ref_key,
+                            "ConditionExpression": "attribute_exists(PK)",
+                        }
+                    },
+                    {
+                        "Delete": {
+                            "TableName": self._table,
+                            "Key": key(keys.token_pk(values["tokenHash"]), keys.TOKEN_SK),
+                        }
+                    },
+                ]
+            )
+
+
+def _workspace(values: dict[str, Any]) -> Workspace:
+    counts = {status: int(values.get("taskCounts", {}).get(status, 0)) for status in TASK_STATUSES}
+    return Workspace(
+        id=values["id"],
+        account_id=values["accountId"],
+        title=values["title"],
+        mission=values.get("mission", ""),
+        created_at=values["createdAt"],
+        task_counts=counts,
+    )
+
+
+def _token(values: dict[str, Any]) -> TokenRecord:
+    return TokenRecord(
+        id=values["tokenId"],
+        kind=TokenKind(values["kind"]),
+        account_id=values["accountId"],
+        workspace_id=values.get("workspaceId"),
+        created_at=values["createdAt"],
+    )

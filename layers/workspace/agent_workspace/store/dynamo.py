@@ -1,0 +1,55 @@
+"""Thin helpers over the low-level DynamoDB client: (de)serialising items and mapping its errors."""
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
+from botocore.exceptions import BotoCoreError, ClientError
+
+from agent_workspace.domain.errors import Conflict, Unavailable
+
+_serializer = TypeSerializer()
+_deserializer = TypeDeserializer()
+
+_RETRYABLE_CODES = {
+    "ProvisionedThroughputExceededException",
+    "ThrottlingException",
+    "RequestLimitExceeded",
+    "InternalServerError",
+    "ServiceUnavailable",
+    "TransactionInProgressException",
+}
+
+
+def to_item(values: dict[str, Any]) -> dict[str, Any]:
+    return {key: _serializer.serialize(value) for key, value in values.items() if value is not None}
+
+
+def from_item(item: dict[str, Any]) -> dict[str, Any]:
+    return {key: _deserializer.deserialize(value) for key, value in item.items()}
+
+
+def key(pk: str, sk: str) -> dict[str, Any]:
+    return {"PK": {"S": pk}, "SK": {"S": sk}}
+
+
+@contextmanager
+def translating_errors(conflict_message: str = "the item changed meanwhile; read it again and retry") -> Iterator[None]:
+    """Turn a lost conditional write into `Conflict` and throttling or 5xx into `Unavailable`."""
+    try:
+        yield
+    except ClientError as error:
+        code = error.response.get("Error", {}).get("Code", "")
+        if code in ("ConditionalCheckFailedException", "TransactionConflictException"):
+            raise Conflict(conflict_message) from error
+        if code == "TransactionCanceledException":
+            reasons = [r.get("Code") for r in error.response.get("CancellationReasons", [])]
+            if "ConditionalCheckFailed" in reasons or "TransactionConflict" in reasons:
+                raise Conflict(conflict_message) from error
+            raise Unavailable("the store is busy; retry shortly") from error
+        if code in _RETRYABLE_CODES or error.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0) >= 500:
+            raise Unavailable("the store is busy; retry shortly") from error
+        raise
+    except BotoCoreError as error:
+        raise Unavailable("the store could not be reached; retry shortly") from error

@@ -1,0 +1,45 @@
+"""Shared fixtures: one moto server for the session, a fresh table and seeded workspace per test."""
+
+import os
+
+os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "1")
+os.environ.setdefault("POWERTOOLS_SERVICE_NAME", "agent-workspace")
+os.environ.setdefault("POWERTOOLS_METRICS_NAMESPACE", "AgentWorkspace")
+os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
+
+import pytest  # noqa: E402
+
+from agent_workspace.local.stack import MotoServer, Seed, local_runtime, seed  # noqa: E402
+from agent_workspace.runtime import Runtime  # noqa: E402
+from agent_workspace.store.clients import AwsClients  # noqa: E402
+from tests.support import LiveServer  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def moto_endpoint() -> str:
+    server = MotoServer()
+    yield server.endpoint_url
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def aws_clients(moto_endpoint: str) -> AwsClients:
+    """One set of clients for the session: loading botocore's service models is the slow part."""
+    return AwsClients("us-east-1", moto_endpoint)
+
+
+@pytest.fixture
+def runtime(moto_endpoint: str, aws_clients: AwsClients) -> Runtime:
+    return local_runtime(moto_endpoint, clients=aws_clients)
+
+
+@pytest.fixture
+def seeded(runtime: Runtime) -> Seed:
+    return seed(runtime)
+
+
+@pytest.fixture
+def live(runtime: Runtime) -> LiveServer:
+    """The app under uvicorn on a free loopback port."""
+    with LiveServer(runtime) as server:
+        yield server

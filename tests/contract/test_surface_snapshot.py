@@ -1,0 +1,82 @@
+"""The agent-facing surface, pinned: any change to tools/list or a help text must be deliberate.
+
+Regenerate after an intended change with `UPDATE_SNAPSHOTS=1 make test` and review the diff.
+"""
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from agent_workspace.mcp_server.dispatch import answer_help
+from agent_workspace.mcp_server.server import INSTRUCTIONS, listed_tools
+from agent_workspace.tools import REGISTRY
+
+SNAPSHOTS = Path(__file__).parent / "snapshots"
+
+
+def _check(name: str, actual: str) -> None:
+    path = SNAPSHOTS / name
+    if os.environ.get("UPDATE_SNAPSHOTS") == "1":
+        path.write_text(actual, encoding="utf-8")
+    assert path.exists(), f"no snapshot {name}; run with UPDATE_SNAPSHOTS=1 once and review it"
+    assert actual == path.read_text(encoding="utf-8")
+
+
+def test_tools_list_matches_the_snapshot():
+    tools = [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in listed_tools(REGISTRY)]
+    _check("tools_list.json", json.dumps(tools, indent=2, ensure_ascii=False) + "\n")
+
+
+def _all_help_topics() -> list[str]:
+    topics = [""]
+    for tool in REGISTRY:
+        topics.append(tool.name)
+        topics += [f"{tool.name}.{action.name}" for action in tool.actions]
+    return topics
+
+
+def test_help_texts_match_the_snapshot():
+    sections = []
+    for topic in _all_help_topics():
+        call = f'help {{"action": "{topic}"}}' if topic else "help {}"
+        sections.append(f"// {call}\n{answer_help(REGISTRY, {'action': topic} if topic else {})}\n")
+    _check("help.txt", "\n".join(sections))
+
+
+def test_help_overview_lists_only_served_tools_in_the_reference_layout():
+    assert answer_help(REGISTRY, {}) == "\n".join(
+        [
+            'Every tool takes {"action": "<action>", "payload": {...}}.',
+            "",
+            "Tools:",
+            "  workspace    This workspace, and publishing its events.",
+            "               actions: get",
+            "",
+            'Run help {"action": "<tool>"} for a tool\'s actions, or {"action": "<tool>.<action>"} for one '
+            "action's payload and an example.",
+        ]
+    )
+
+
+@pytest.mark.parametrize("tool", [t.name for t in REGISTRY])
+def test_every_listed_tool_takes_action_and_payload_and_is_described(tool):
+    listed = {t.name: t for t in listed_tools(REGISTRY)}[tool]
+    schema = listed.input_schema
+    assert schema["required"] == ["action"]
+    assert schema["properties"]["payload"]["type"] == "object"
+    assert "help" in schema["properties"]["action"]["enum"]
+    assert listed.description and listed.annotations is not None
+
+
+def test_instructions_tell_an_agent_how_to_start_in_under_1024_characters():
+    assert len(INSTRUCTIONS) < 1024
+    for step in ('workspace {"action": "get"}', 'memory {"action": "load"}', 'task {"action": "get"}'):
+        assert step in INSTRUCTIONS
+
+
+def test_old_tool_names_are_never_listed():
+    from agent_workspace.mcp_server.legacy import OLD_TOOL_NAMES
+
+    assert {t.name for t in listed_tools(REGISTRY)}.isdisjoint(OLD_TOOL_NAMES)
