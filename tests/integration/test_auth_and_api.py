@@ -153,3 +153,17 @@ def test_tokens_are_stored_only_as_hashes(live, runtime, seeded):
     for token in (seeded.agent_token, seeded.human_token, minted.json()["agentToken"]):
         assert token not in raw
         assert token.split("_", 2)[2] not in raw
+
+
+def test_request_bodies_over_the_limit_are_refused_before_they_are_read(moto_endpoint, aws_clients):
+    from agent_workspace.local.stack import local_runtime
+    from tests.support import LiveServer
+
+    small = local_runtime(moto_endpoint, clients=aws_clients, max_request_bytes=1024)
+    seeded = seed(small)
+    with LiveServer(small) as live:
+        big = {"title": "x" * 2048}
+        assert httpx.post(f"{live.url}/api/workspaces", json=big, headers=human(seeded.human_token)).status_code == 413
+        padded = {**INIT, "params": {**INIT["params"], "clientInfo": {"name": "x" * 2048, "version": "1"}}}
+        assert mcp_call(live, seeded.agent_token, padded).status_code == 413
+        assert mcp_call(live, seeded.agent_token, INIT).status_code == 200

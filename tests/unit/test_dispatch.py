@@ -1,5 +1,8 @@
 """Strict decoding, old tool names, flat calls and error texts, on a registry built for the test."""
 
+import io
+import json
+import logging
 from typing import Literal
 
 import pytest
@@ -11,6 +14,7 @@ from agent_workspace.domain.tokens import TokenKind
 from agent_workspace.mcp_server.dispatch import dispatch
 from agent_workspace.mcp_server.legacy import OLD_TOOL_NAMES
 from agent_workspace.mcp_server.registry import Action, Call, NoPayload, Payload, Registry, Tool
+from agent_workspace.observability import logger
 
 pytestmark = pytest.mark.anyio
 
@@ -42,7 +46,7 @@ def _conflict(call: Call, payload: NoPayload) -> None:
     raise Conflict("someone else changed it")
 
 
-def _crash(call: Call, payload: NoPayload) -> None:
+def _crash(call: Call, payload: Payload) -> None:
     raise RuntimeError("secret internals at /var/task/x.py line 3")
 
 
@@ -55,7 +59,7 @@ REGISTRY = Registry(
                 Action("create", "Create a task.", CreatePayload, _echo),
                 Action("reply", "Reply.", ReplyPayload, _echo),
                 Action("get", "Get.", NoPayload, _conflict),
-                Action("updateStatus", "Crash.", NoPayload, _crash),
+                Action("updateStatus", "Crash.", ReplyPayload, _crash),
             ),
         ),
     )
@@ -172,12 +176,27 @@ async def test_typed_domain_errors_become_tool_errors_naming_the_action():
     assert (outcome.is_error, outcome.text) == (True, "task get: someone else changed it")
 
 
-async def test_an_unexpected_exception_becomes_a_safe_tool_error_with_a_reference():
-    outcome = await run("task", {"action": "updateStatus"})
+@pytest.fixture
+def logged():
+    """What the service logger writes during the test, through its own JSON formatter."""
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(logger.registered_formatter)
+    std_logger = logging.getLogger(logger.service)
+    std_logger.addHandler(handler)
+    yield stream
+    std_logger.removeHandler(handler)
+
+
+async def test_an_unexpected_exception_becomes_a_safe_tool_error_with_a_reference(logged):
+    outcome = await run("task", {"action": "updateStatus", "payload": {"taskId": "t", "text": "PAYLOAD-SECRET"}})
     assert outcome.is_error
     assert outcome.text.startswith("task updateStatus: internal error")
     assert "req-42" in outcome.text
     assert "secret" not in outcome.text and "line 3" not in outcome.text
+    record = json.loads(logged.getvalue().splitlines()[-1])
+    assert (record["message"], record["tool"], record["action"]) == ("tool action failed", "task", "updateStatus")
+    assert "PAYLOAD-SECRET" not in logged.getvalue()
 
 
 async def test_a_tools_help_action_prints_its_actions_or_one_actions_payload():

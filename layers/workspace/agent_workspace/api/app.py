@@ -1,6 +1,7 @@
 """The one ASGI app, served by uvicorn locally and by Mangum in Lambda."""
 
 from fastapi import FastAPI, Request
+from mcp.server.transport_security import RequestBodyLimitMiddleware
 from starlette.routing import Route
 
 from agent_workspace import __version__
@@ -45,5 +46,7 @@ def create_app(runtime: Runtime) -> FastAPI:
         }
 
     app.include_router(workspaces.router)
+    # Outermost first: refuse bad Hosts/Origins, then oversized bodies (413) before anything reads them.
+    app.add_middleware(RequestBodyLimitMiddleware, max_body_size=runtime.settings.max_request_bytes)
     app.add_middleware(HostOriginGuard, settings=runtime.settings)
     return app

@@ -4,6 +4,7 @@ A server rather than in-process mocks: presigned S3 links must work for real cli
 does not intercept every HTTP library. Data lives as long as the process.
 """
 
+import logging
 import os
 import secrets
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ class MotoServer:
     def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
         from moto.server import ThreadedMotoServer
 
+        logging.getLogger("werkzeug").setLevel(logging.WARNING)  # one line per AWS call drowns the server's own log
         for name, value in _FAKE_CREDENTIALS.items():
             os.environ.setdefault(name, value)
         self._server = ThreadedMotoServer(ip_address=host, port=port, verbose=False)

@@ -1,0 +1,70 @@
+"""`make serve`'s entry point, run as a user runs it: a process that serves the seeded workspace."""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import httpx
+import pytest
+
+from tests.support import free_port, mcp_client, text_of
+
+
+@pytest.fixture
+def served():
+    port = free_port()
+    env = {
+        **os.environ,
+        "HOST": "127.0.0.1",
+        "PORT": str(port),
+        "WORKSPACE_DEV_AGENT_TOKEN": "aw_agent_fixed-for-scripts-0123456789abcdef",
+        "WORKSPACE_DEV_HUMAN_TOKEN": "aw_human_fixed-for-scripts-0123456789abcdef",
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "agent_workspace.local"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            if httpx.get(f"{url}/health", timeout=1).status_code == 200:
+                break
+        except httpx.TransportError:
+            pass
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            raise RuntimeError(f"local stack did not start:\n{process.stdout.read()}")
+        time.sleep(0.2)
+    yield url, env, process
+    process.terminate()
+    process.wait(timeout=10)
+
+
+@pytest.mark.anyio
+async def test_serve_prints_the_connection_details_and_answers_with_the_dev_tokens(served):
+    url, env, process = served
+    async with mcp_client(url, env["WORKSPACE_DEV_AGENT_TOKEN"]) as client:
+        result = await client.call_tool("workspace", {"action": "get"})
+        legacy = await client.call_tool("getWorkspace", {})
+    assert json.loads(text_of(result))["title"] == "Local workspace"
+    assert text_of(legacy) == text_of(result)
+    listed = httpx.get(f"{url}/api/workspaces", headers={"authorization": f"Bearer {env['WORKSPACE_DEV_HUMAN_TOKEN']}"})
+    assert [w["title"] for w in listed.json()] == ["Local workspace"]
+
+    process.terminate()
+    output, _ = process.communicate(timeout=10)
+    assert f"MCP URL:      {url}/mcp" in output
+    assert env["WORKSPACE_DEV_AGENT_TOKEN"] in output and env["WORKSPACE_DEV_HUMAN_TOKEN"] in output
+    snippet = output[output.index("{"):output.rindex("}") + 1]
+    server = json.loads(snippet)["mcpServers"]["agent-workspace"]
+    assert server == {
+        "type": "http",
+        "url": f"{url}/mcp",
+        "headers": {"Authorization": f"Bearer {env['WORKSPACE_DEV_AGENT_TOKEN']}"},
+    }
