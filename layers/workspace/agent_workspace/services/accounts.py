@@ -25,9 +25,7 @@ class IssuedToken:
 def issue_token(
     store: AccountStore, kind: TokenKind, account_id: str, workspace_id: str | None, token: str | None = None
 ) -> IssuedToken:
-    record = TokenRecord(
-        id=new_id(), kind=kind, account_id=account_id, workspace_id=workspace_id, created_at=now_iso()
-    )
+    record = TokenRecord(id=new_id(), kind=kind, account_id=account_id, workspace_id=workspace_id, created_at=now_iso())
     secret = token or new_token(kind)
     store.put_token(hash_token(secret), record)
     return IssuedToken(secret, record)
@@ -35,19 +33,30 @@ def issue_token(
 
 def create_account(store: AccountStore, title: str, human_token: str | None = None) -> tuple[str, IssuedToken]:
     """A new account and the human token that administers it (`human_token` lets dev setups fix it)."""
+    title = _checked_title(title)
     account_id = new_id()
-    store.put_account(account_id, title, now_iso())
-    return account_id, issue_token(store, TokenKind.HUMAN, account_id, None, human_token)
+    record = TokenRecord(
+        id=new_id(), kind=TokenKind.HUMAN, account_id=account_id, workspace_id=None, created_at=now_iso()
+    )
+    secret = human_token or new_token(TokenKind.HUMAN)
+    store.create_account(account_id, title, now_iso(), (hash_token(secret), record))
+    count("AccountCreated")
+    return account_id, IssuedToken(secret, record)
 
 
-def create_workspace(
-    store: AccountStore, account_id: str, title: str, mission: str, agent_token: str | None = None
-) -> tuple[Workspace, IssuedToken]:
+def _checked_title(title: str) -> str:
     title = title.strip()
     if not title:
         raise PayloadError("title must not be empty", field="title")
     if len(title) > TITLE_MAX:
         raise PayloadError(f"title is {len(title)} characters; at most {TITLE_MAX}", field="title")
+    return title
+
+
+def create_workspace(
+    store: AccountStore, account_id: str, title: str, mission: str, agent_token: str | None = None
+) -> tuple[Workspace, IssuedToken]:
+    title = _checked_title(title)
     if len(mission) > MISSION_MAX:
         raise PayloadError(f"mission is {len(mission)} characters; at most {MISSION_MAX}", field="mission")
     workspace = Workspace(id=new_id(), account_id=account_id, title=title, mission=mission, created_at=now_iso())

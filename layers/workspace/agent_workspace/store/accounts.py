@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from agent_workspace.domain.errors import NotFound
+from agent_workspace.domain.errors import Conflict, NotFound
 from agent_workspace.domain.models import TASK_STATUSES, Principal, TokenRecord, Workspace
 from agent_workspace.domain.tokens import TokenKind
 from agent_workspace.store import keys
@@ -18,20 +18,23 @@ class AccountStore:
 
     # -- accounts and workspaces ------------------------------------------------------------
 
-    def put_account(self, account_id: str, title: str, created_at: str) -> None:
+    def create_account(
+        self, account_id: str, title: str, created_at: str, first_token: tuple[str, TokenRecord]
+    ) -> None:
+        """Write the account and its first human token together: an account nobody can administer never exists."""
+        item = {
+            keys.PK: keys.account_pk(account_id),
+            keys.SK: keys.ACCOUNT_SK,
+            "id": account_id,
+            "title": title,
+            "createdAt": created_at,
+        }
         with translating_errors(f"account {account_id} already exists"):
-            self._db.put_item(
-                TableName=self._table,
-                Item=to_item(
-                    {
-                        keys.PK: keys.account_pk(account_id),
-                        keys.SK: keys.ACCOUNT_SK,
-                        "id": account_id,
-                        "title": title,
-                        "createdAt": created_at,
-                    }
-                ),
-                ConditionExpression=_NEW_ITEM,
+            self._db.transact_write_items(
+                TransactItems=[
+                    {"Put": {"TableName": self._table, "Item": to_item(item), "ConditionExpression": _NEW_ITEM}},
+                    *self._token_puts(*first_token),
+                ]
             )
 
     def create_workspace(self, workspace: Workspace, first_token: tuple[str, TokenRecord]) -> None:
@@ -113,7 +116,7 @@ class AccountStore:
                     "Item": to_item(
                         {
                             keys.PK: keys.account_pk(token.account_id),
-                            keys.SK: keys.token_ref_sk(token.id),
+                            keys.SK: keys.token_ref_sk(_scope(token.workspace_id), token.id),
                             "tokenHash": token_hash,
                             **common,
                         }
@@ -124,20 +127,22 @@ class AccountStore:
         ]
 
     def put_token(self, token_hash: str, token: TokenRecord) -> None:
-        items = self._token_puts(token_hash, token)
-        if token.workspace_id is not None:
-            items.append(self._workspace_exists(token.account_id, token.workspace_id))
-        with translating_errors("that token already exists"):
-            self._db.transact_write_items(TransactItems=items)
-
-    def _workspace_exists(self, account_id: str, workspace_id: str) -> dict[str, Any]:
-        return {
-            "ConditionCheck": {
-                "TableName": self._table,
-                "Key": key(keys.account_pk(account_id), keys.workspace_sk(workspace_id)),
-                "ConditionExpression": "attribute_exists(PK)",
-            }
-        }
+        """Add a token to an existing workspace (agent) or account (human); a missing owner is `NotFound`."""
+        owner = (
+            key(keys.account_pk(token.account_id), keys.workspace_sk(token.workspace_id))
+            if token.workspace_id is not None
+            else key(keys.account_pk(token.account_id), keys.ACCOUNT_SK)
+        )
+        items = [
+            *self._token_puts(token_hash, token),
+            {"ConditionCheck": {"TableName": self._table, "Key": owner, "ConditionExpression": "attribute_exists(PK)"}},
+        ]
+        try:
+            with translating_errors():
+                self._db.transact_write_items(TransactItems=items)
+        except Conflict as error:
+            owner_name = f"workspace {token.workspace_id}" if token.workspace_id else f"account {token.account_id}"
+            raise NotFound(f"no {owner_name}") from error
 
     def resolve_token(self, token_hash: str) -> Principal | None:
         with translating_errors():
@@ -159,9 +164,8 @@ class AccountStore:
         request: dict[str, Any] = {
             "TableName": self._table,
             "KeyConditionExpression": "PK = :pk AND begins_with(SK, :prefix)",
-            "FilterExpression": "workspaceId = :wid",
             "ExpressionAttributeValues": to_item(
-                {":pk": keys.account_pk(account_id), ":prefix": keys.TOKEN_REF_SK_PREFIX, ":wid": workspace_id}
+                {":pk": keys.account_pk(account_id), ":prefix": keys.token_ref_prefix(workspace_id)}
             ),
         }
         tokens: list[TokenRecord] = []
@@ -175,12 +179,12 @@ class AccountStore:
 
     def revoke_token(self, account_id: str, workspace_id: str, token_id: str) -> None:
         """Delete the token so its next use gets 401; the reference goes with it in the same transaction."""
-        ref_key = key(keys.account_pk(account_id), keys.token_ref_sk(token_id))
+        ref_key = key(keys.account_pk(account_id), keys.token_ref_sk(workspace_id, token_id))
         with translating_errors():
             ref = self._db.get_item(TableName=self._table, Key=ref_key, ConsistentRead=True).get("Item")
-        values = from_item(ref) if ref else {}
-        if not ref or values.get("workspaceId") != workspace_id:
+        if not ref:
             raise NotFound(f"no token {token_id} in workspace {workspace_id}")
+        values = from_item(ref)
         with translating_errors(f"token {token_id} was revoked meanwhile"):
             self._db.transact_write_items(
                 TransactItems=[
@@ -199,6 +203,10 @@ class AccountStore:
                     },
                 ]
             )
+
+
+def _scope(workspace_id: str | None) -> str:
+    return workspace_id if workspace_id is not None else keys.ACCOUNT_SCOPE
 
 
 def _workspace(values: dict[str, Any]) -> Workspace:

@@ -13,7 +13,8 @@ _CONFIG = Config(
 
 
 class AwsClients:
-    def __init__(self, region: str, endpoint_url: str | None = None) -> None:
+    def __init__(self, region: str | None, endpoint_url: str | None = None) -> None:
+        """`region` None leaves it to boto3's own chain (AWS_DEFAULT_REGION, the profile)."""
         self._region = region
         self._endpoint_url = endpoint_url
 

@@ -5,7 +5,13 @@ from contextlib import contextmanager
 from typing import Any
 
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
-from botocore.exceptions import BotoCoreError, ClientError
+from botocore.exceptions import (
+    ClientError,
+    ConnectionClosedError,
+    ConnectTimeoutError,
+    EndpointConnectionError,
+    ReadTimeoutError,
+)
 
 from agent_workspace.domain.errors import Conflict, Unavailable
 
@@ -51,5 +57,6 @@ def translating_errors(conflict_message: str = "the item changed meanwhile; read
         if code in _RETRYABLE_CODES or error.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0) >= 500:
             raise Unavailable("the store is busy; retry shortly") from error
         raise
-    except BotoCoreError as error:
+    except (EndpointConnectionError, ConnectTimeoutError, ReadTimeoutError, ConnectionClosedError) as error:
+        # Only network failures are worth a retry; missing credentials or region are configuration bugs.
         raise Unavailable("the store could not be reached; retry shortly") from error

@@ -33,8 +33,13 @@ def token_pk(token_hash: str) -> str:
 TOKEN_SK = "TOKEN"
 
 
-def token_ref_sk(token_id: str) -> str:
-    return f"TOKENREF#{token_id}"
+ACCOUNT_SCOPE = "ACCOUNT"  # the scope of human tokens, which reach the account rather than one workspace
 
 
-TOKEN_REF_SK_PREFIX = "TOKENREF#"
+def token_ref_prefix(scope: str) -> str:
+    """Token references of one workspace (or, with ACCOUNT_SCOPE, the account's human tokens)."""
+    return f"TOKENREF#{scope}#"
+
+
+def token_ref_sk(scope: str, token_id: str) -> str:
+    return f"{token_ref_prefix(scope)}{token_id}"
