@@ -61,8 +61,7 @@ def _parser() -> argparse.ArgumentParser:
         parents=[common],
         help="print another human token for an existing account",
         description=(
-            "Print another human token for an existing account. The account id is not checked against the "
-            "table: pass the id create-account printed, or the token will reach an account that does not exist."
+            "Print another human token for an existing account; an id with no account in the table is refused."
         ),
     )
     create_token.add_argument("--account-id", required=True, help="the id create-account printed")
