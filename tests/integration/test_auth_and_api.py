@@ -24,8 +24,12 @@ def mcp_call(live, token: str | None, body: dict, **headers: str) -> httpx.Respo
 
 
 def workspace_get(live, token: str) -> httpx.Response:
-    body = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-            "params": {"name": "workspace", "arguments": {"action": "get"}}}
+    body = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "workspace", "arguments": {"action": "get"}},
+    }
     return mcp_call(live, token, body, **{"mcp-protocol-version": "2025-06-18"})
 
 
@@ -61,8 +65,9 @@ def test_unknown_token_gets_401(live, seeded):
 
 
 def test_token_in_the_query_string_is_ignored(live, seeded):
-    response = httpx.post(f"{live.url}/mcp?access_token={seeded.agent_token}&token={seeded.agent_token}",
-                          json=INIT, headers=MCP_HEADERS)
+    response = httpx.post(
+        f"{live.url}/mcp?access_token={seeded.agent_token}&token={seeded.agent_token}", json=INIT, headers=MCP_HEADERS
+    )
     assert response.status_code == 401
     api = httpx.get(f"{live.url}/api/workspaces?access_token={seeded.human_token}")
     assert api.status_code == 401
@@ -78,8 +83,9 @@ def test_health_needs_no_token(live):
 
 
 def test_get_on_mcp_is_refused_instead_of_opening_an_endless_stream(live, seeded):
-    response = httpx.get(f"{live.url}/mcp", headers={**human(seeded.agent_token), "accept": "text/event-stream"},
-                         timeout=5)
+    response = httpx.get(
+        f"{live.url}/mcp", headers={**human(seeded.agent_token), "accept": "text/event-stream"}, timeout=5
+    )
     assert response.status_code == 405
     assert response.headers["allow"] == "POST"
 
@@ -87,13 +93,16 @@ def test_get_on_mcp_is_refused_instead_of_opening_an_endless_stream(live, seeded
 def test_foreign_origin_is_refused_and_own_origin_is_allowed(live, seeded):
     assert mcp_call(live, seeded.agent_token, INIT, origin="http://evil.example").status_code == 403
     assert mcp_call(live, seeded.agent_token, INIT, origin=live.url).status_code == 200
-    api = httpx.get(f"{live.url}/api/workspaces", headers={**human(seeded.human_token), "origin": "http://evil.example"})
+    api = httpx.get(
+        f"{live.url}/api/workspaces", headers={**human(seeded.human_token), "origin": "http://evil.example"}
+    )
     assert api.status_code == 403
 
 
 def test_a_new_workspace_gets_an_agent_token_that_reaches_only_it(live, seeded):
-    created = httpx.post(f"{live.url}/api/workspaces", json={"title": "Release", "mission": "Ship v1"},
-                         headers=human(seeded.human_token))
+    created = httpx.post(
+        f"{live.url}/api/workspaces", json={"title": "Release", "mission": "Ship v1"}, headers=human(seeded.human_token)
+    )
     assert created.status_code == 201
     body = created.json()
     assert set(body) >= {"id", "title", "mission", "agentToken", "tokenId"}

@@ -61,7 +61,7 @@ async def test_serve_prints_the_connection_details_and_answers_with_the_dev_toke
     output, _ = process.communicate(timeout=10)
     assert f"MCP URL:      {url}/mcp" in output
     assert env["WORKSPACE_DEV_AGENT_TOKEN"] in output and env["WORKSPACE_DEV_HUMAN_TOKEN"] in output
-    snippet = output[output.index("{"):output.rindex("}") + 1]
+    snippet = output[output.index("{") : output.rindex("}") + 1]
     server = json.loads(snippet)["mcpServers"]["agent-workspace"]
     assert server == {
         "type": "http",

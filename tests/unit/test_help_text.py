@@ -29,8 +29,11 @@ TASK = Tool(
             "Create a task for the human or the agent, optionally scheduled. Returns its ID.",
             CreatePayload,
             _noop,
-            example={"title": "Review the release notes", "body": "Check the v0.9.20 notes before Friday.",
-                     "assignee": "human"},
+            example={
+                "title": "Review the release notes",
+                "body": "Check the v0.9.20 notes before Friday.",
+                "assignee": "human",
+            },
         ),
         Action("get", "Get a task.", NoPayload, _noop),
     ),

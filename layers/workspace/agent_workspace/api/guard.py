@@ -37,4 +37,3 @@ class HostOriginGuard:
             return True
         scheme = Headers(scope=scope).get("x-forwarded-proto", scope.get("scheme", "http"))
         return bool(host) and origin == f"{scheme}://{host}"
-

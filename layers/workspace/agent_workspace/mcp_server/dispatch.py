@@ -85,8 +85,10 @@ def _action_of(tool: Tool, arguments: dict[str, Any]) -> Action:
         raise CallRefused(f"{tool.name}: field 'action' must be a string (one of: {choices})")
     action = tool.action(requested)
     if action is None:
-        raise CallRefused(f"{tool.name}: unknown action '{requested}'{_did_you_mean(requested, tool.action_names)}; "
-                          f"actions: {choices}")
+        raise CallRefused(
+            f"{tool.name}: unknown action '{requested}'{_did_you_mean(requested, tool.action_names)}; "
+            f"actions: {choices}"
+        )
     return action
 
 

@@ -40,9 +40,7 @@ class McpEndpoint:
             return
         connection = HTTPConnection(scope)
         try:
-            principal = await anyio.to_thread.run_sync(
-                authenticate, self._runtime, connection.headers, TokenKind.AGENT
-            )
+            principal = await anyio.to_thread.run_sync(authenticate, self._runtime, connection.headers, TokenKind.AGENT)
         except WorkspaceError as error:
             extra = []
             if isinstance(error, Unauthorized):
@@ -64,4 +62,3 @@ class McpEndpoint:
 def _request_id(scope: Scope) -> str:
     lambda_context = scope.get("aws.context")
     return getattr(lambda_context, "aws_request_id", None) or uuid.uuid4().hex
-

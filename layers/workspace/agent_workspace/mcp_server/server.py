@@ -14,7 +14,7 @@ INSTRUCTIONS = (
     "This server is a workspace shared with a human and other agents. Every tool takes "
     '{"action": "<action>", "payload": {...}}. Start a session with workspace {"action": "get"} to load the '
     'mission, then memory {"action": "load"} for what earlier agents learned, then task {"action": "get"} to '
-    "take the next task assigned to you. help {} lists every tool; help {\"action\": \"<tool>.<action>\"} "
+    'take the next task assigned to you. help {} lists every tool; help {"action": "<tool>.<action>"} '
     "shows an action's fields and an example."
 )
 
