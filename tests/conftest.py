@@ -1,5 +1,7 @@
 """Shared fixtures: one moto server for the session, a fresh table and seeded workspace per test."""
 
+import io
+import logging
 import os
 
 os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "1")
@@ -10,6 +12,7 @@ os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
 import pytest  # noqa: E402
 
 from agent_workspace.local.stack import MotoServer, Seed, local_runtime, seed  # noqa: E402
+from agent_workspace.observability import logger  # noqa: E402
 from agent_workspace.runtime import Runtime  # noqa: E402
 from agent_workspace.store.clients import AwsClients  # noqa: E402
 from tests.support import LiveServer  # noqa: E402
@@ -43,3 +46,15 @@ def live(runtime: Runtime) -> LiveServer:
     """The app under uvicorn on a free loopback port."""
     with LiveServer(runtime) as server:
         yield server
+
+
+@pytest.fixture
+def logged():
+    """What the service logger writes during the test, through its own JSON formatter."""
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(logger.registered_formatter)
+    std_logger = logging.getLogger(logger.service)
+    std_logger.addHandler(handler)
+    yield stream
+    std_logger.removeHandler(handler)

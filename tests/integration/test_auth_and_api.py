@@ -64,13 +64,14 @@ def test_unknown_token_gets_401(live, seeded):
     assert mcp_call(live, "aw_agent_not-a-real-token", INIT).status_code == 401
 
 
-def test_token_in_the_query_string_is_ignored(live, seeded):
+def test_token_in_the_query_string_is_ignored_and_never_logged(live, seeded, logged):
     response = httpx.post(
         f"{live.url}/mcp?access_token={seeded.agent_token}&token={seeded.agent_token}", json=INIT, headers=MCP_HEADERS
     )
     assert response.status_code == 401
     api = httpx.get(f"{live.url}/api/workspaces?access_token={seeded.human_token}")
     assert api.status_code == 401
+    assert seeded.agent_token not in logged.getvalue() and seeded.human_token not in logged.getvalue()
 
 
 def test_human_token_cannot_use_mcp_and_agent_token_cannot_use_the_api(live, seeded):

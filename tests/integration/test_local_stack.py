@@ -56,15 +56,23 @@ async def test_serve_prints_the_connection_details_and_answers_with_the_dev_toke
     assert text_of(legacy) == text_of(result)
     listed = httpx.get(f"{url}/api/workspaces", headers={"authorization": f"Bearer {env['WORKSPACE_DEV_HUMAN_TOKEN']}"})
     assert [w["title"] for w in listed.json()] == ["Local workspace"]
+    misplaced = httpx.get(f"{url}/api/workspaces?access_token={env['WORKSPACE_DEV_HUMAN_TOKEN']}")
+    assert misplaced.status_code == 401
 
     process.terminate()
     output, _ = process.communicate(timeout=10)
     assert f"MCP URL:      {url}/mcp" in output
     assert env["WORKSPACE_DEV_AGENT_TOKEN"] in output and env["WORKSPACE_DEV_HUMAN_TOKEN"] in output
-    snippet = output[output.index("{") : output.rindex("}") + 1]
+    _, _, after_banner = output.partition("Add this to .mcp.json for Claude Code:\n")
+    snippet, _, log = after_banner.partition("\n\n")
     server = json.loads(snippet)["mcpServers"]["agent-workspace"]
     assert server == {
         "type": "http",
         "url": f"{url}/mcp",
         "headers": {"Authorization": f"Bearer {env['WORKSPACE_DEV_AGENT_TOKEN']}"},
     }
+    # One access line per request, without the query string, and no token in the log.
+    requests = [json.loads(line) for line in log.splitlines() if line.startswith('{"level"')]
+    requests = [(r["method"], r["path"], r["status"]) for r in requests if r["message"] == "request"]
+    assert ("GET", "/api/workspaces", 401) in requests and ("POST", "/mcp", 200) in requests
+    assert env["WORKSPACE_DEV_HUMAN_TOKEN"] not in log and "access_token" not in log

@@ -1,8 +1,6 @@
 """Strict decoding, old tool names, flat calls and error texts, on a registry built for the test."""
 
-import io
 import json
-import logging
 from typing import Literal
 
 import pytest
@@ -14,7 +12,6 @@ from agent_workspace.domain.tokens import TokenKind
 from agent_workspace.mcp_server.dispatch import dispatch
 from agent_workspace.mcp_server.legacy import OLD_TOOL_NAMES
 from agent_workspace.mcp_server.registry import Action, Call, NoPayload, Payload, Registry, Tool
-from agent_workspace.observability import logger
 
 pytestmark = pytest.mark.anyio
 
@@ -174,18 +171,6 @@ def test_the_old_names_table_has_all_eighteen_names():
 async def test_typed_domain_errors_become_tool_errors_naming_the_action():
     outcome = await run("task", {"action": "get"})
     assert (outcome.is_error, outcome.text) == (True, "task get: someone else changed it")
-
-
-@pytest.fixture
-def logged():
-    """What the service logger writes during the test, through its own JSON formatter."""
-    stream = io.StringIO()
-    handler = logging.StreamHandler(stream)
-    handler.setFormatter(logger.registered_formatter)
-    std_logger = logging.getLogger(logger.service)
-    std_logger.addHandler(handler)
-    yield stream
-    std_logger.removeHandler(handler)
 
 
 async def test_an_unexpected_exception_becomes_a_safe_tool_error_with_a_reference(logged):

@@ -1,5 +1,6 @@
 """Settings, read once from the environment at start-up."""
 
+import os
 from functools import lru_cache
 from typing import Annotated
 
@@ -36,6 +37,10 @@ class Settings(BaseSettings):
         if isinstance(value, str):
             return [item.strip().rstrip("/") for item in value.split(",") if item.strip()]
         return value
+
+
+# Set by the Lambda runtime, not by the operator: a Lambda process serves one request at a time.
+RUNNING_IN_LAMBDA = bool(os.environ.get("AWS_LAMBDA_FUNCTION_NAME"))
 
 
 @lru_cache(maxsize=1)

@@ -5,6 +5,7 @@ import os
 
 import uvicorn
 
+from agent_workspace.api.access_log import AccessLog
 from agent_workspace.api.app import create_app
 from agent_workspace.local.stack import MotoServer, local_runtime, seed
 
@@ -51,7 +52,8 @@ def main() -> None:
         flush=True,
     )
     try:
-        uvicorn.run(create_app(runtime), host=host, port=port, log_level="info")
+        # Requests are logged by AccessLog, without the query string uvicorn's access log would print.
+        uvicorn.run(AccessLog(create_app(runtime)), host=host, port=port, log_level="info", access_log=False)
     finally:
         moto.stop()
 

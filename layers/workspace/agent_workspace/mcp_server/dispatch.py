@@ -5,14 +5,13 @@ action and the field; nothing below this module ever reaches the agent as a stac
 """
 
 import difflib
-import functools
 import json
 from dataclasses import dataclass
 from typing import Any
 
-import anyio.to_thread
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from agent_workspace.blocking import run_blocking
 from agent_workspace.domain.errors import WorkspaceError
 from agent_workspace.mcp_server import help_text
 from agent_workspace.mcp_server.legacy import OLD_TOOL_NAMES, RENAMED_FIELDS
@@ -122,7 +121,7 @@ def _renamed(where: str, renames: dict[str, str], payload: Any) -> Any:
 async def _run(tool: Tool, action: Action, call: Call, payload: BaseModel) -> ToolOutcome:
     where = f"{tool.name} {action.name}"
     try:
-        result = await anyio.to_thread.run_sync(functools.partial(action.handler, call, payload))
+        result = await run_blocking(action.handler, call, payload)
     except WorkspaceError as error:
         return ToolOutcome(f"{where}: {error.message}", is_error=True)
     except Exception:

@@ -8,7 +8,6 @@ from the second warm Lambda call on; a per-request manager has no such state to 
 import uuid
 from typing import Any
 
-import anyio.to_thread
 from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
@@ -17,6 +16,7 @@ from starlette.types import Receive, Scope, Send
 
 from agent_workspace.api.asgi_json import send_json
 from agent_workspace.api.auth import authenticate, www_authenticate
+from agent_workspace.blocking import run_blocking
 from agent_workspace.domain.errors import Unauthorized, WorkspaceError
 from agent_workspace.domain.tokens import TokenKind
 from agent_workspace.mcp_server.registry import Call
@@ -40,7 +40,7 @@ class McpEndpoint:
             return
         connection = HTTPConnection(scope)
         try:
-            principal = await anyio.to_thread.run_sync(authenticate, self._runtime, connection.headers, TokenKind.AGENT)
+            principal = await run_blocking(authenticate, self._runtime, connection.headers, TokenKind.AGENT)
         except WorkspaceError as error:
             extra = []
             if isinstance(error, Unauthorized):
