@@ -51,6 +51,8 @@ def test_help_overview_lists_only_served_tools_in_the_reference_layout():
             'Every tool takes {"action": "<action>", "payload": {...}}.',
             "",
             "Tools:",
+            "  task         This workspace's tasks, and talking to the human in them.",
+            "               actions: create, get, updateStatus, reply, getAttachment",
             "  workspace    This workspace, and publishing its events.",
             "               actions: get",
             "",

@@ -12,9 +12,11 @@ def test_table_keys_and_index_match_the_store():
         {"AttributeName": keys.PK, "KeyType": "HASH"},
         {"AttributeName": keys.SK, "KeyType": "RANGE"},
     ]
-    (gsi,) = table["GlobalSecondaryIndexes"]
-    assert gsi["IndexName"] == keys.GSI1
-    assert [k["AttributeName"] for k in gsi["KeySchema"]] == [keys.GSI1_PK, keys.GSI1_SK]
+    queue, listing = table["GlobalSecondaryIndexes"]
+    assert queue["IndexName"] == keys.GSI1
+    assert [k["AttributeName"] for k in queue["KeySchema"]] == [keys.GSI1_PK, keys.GSI1_SK]
+    assert listing["IndexName"] == keys.GSI2
+    assert [k["AttributeName"] for k in listing["KeySchema"]] == [keys.GSI2_PK, keys.GSI2_SK]
     assert table["TimeToLiveSpecification"] == {"AttributeName": keys.TTL_ATTRIBUTE, "Enabled": True}
 
 

@@ -30,6 +30,13 @@ class Settings(BaseSettings):
         description="Host headers accepted (empty: any, as behind a Function URL); others get 421.",
     )
     max_request_bytes: int = Field(6 * 1024 * 1024, description="Request bodies above this are refused with 413.")
+    claim_lease_seconds: int = Field(
+        1800, gt=0, description="A dequeued task not set ongoing (or later) within this returns to the queue."
+    )
+    attachment_url_seconds: int = Field(900, gt=0, le=604800, description="Lifetime of presigned attachment links.")
+    attachment_retention_days: int = Field(
+        30, gt=0, description="Days attachments are kept (the bucket's lifecycle rule); older ones are expired."
+    )
 
     @field_validator("allowed_origins", "allowed_hosts", mode="before")
     @classmethod

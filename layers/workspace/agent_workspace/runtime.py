@@ -1,17 +1,26 @@
 """What a request needs from the process: settings and the repositories, built once per cold start."""
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from functools import cached_property
 
 from agent_workspace.config import Settings
 from agent_workspace.store.accounts import AccountStore
+from agent_workspace.store.blobs import BlobStore
 from agent_workspace.store.clients import AwsClients
+from agent_workspace.store.tasks import TaskStore
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
 
 
 @dataclass
 class Runtime:
     settings: Settings
     clients: AwsClients
+    clock: Callable[[], datetime] = field(default=_utc_now)  # tests move time forward instead of sleeping
 
     @classmethod
     def from_settings(cls, settings: Settings) -> "Runtime":
@@ -20,3 +29,11 @@ class Runtime:
     @cached_property
     def accounts(self) -> AccountStore:
         return AccountStore(self.clients.dynamodb, self.settings.table_name)
+
+    @cached_property
+    def tasks(self) -> TaskStore:
+        return TaskStore(self.clients.dynamodb, self.settings.table_name)
+
+    @cached_property
+    def blobs(self) -> BlobStore:
+        return BlobStore(self.clients.s3, self.settings.attachments_bucket)

@@ -7,7 +7,9 @@ does not intercept every HTTP library. Data lives as long as the process.
 import logging
 import os
 import secrets
+import threading
 from dataclasses import dataclass
+from typing import Any
 
 from agent_workspace.config import Settings
 from agent_workspace.local.provision import provision
@@ -28,21 +30,36 @@ class Seed:
 
 
 class MotoServer:
-    """A moto server on a free loopback port, for the life of this object."""
+    """A moto server on a free loopback port, for the life of this object.
+
+    moto checks a write's condition and applies it in separate steps, so two threads could both pass
+    the same condition. DynamoDB applies each write atomically; here one lock around every request
+    gives the same guarantee, so the local stack and the tests see real concurrency semantics.
+    """
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
-        from moto.server import ThreadedMotoServer
+        from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoRequestHandler, create_backend_app
+        from werkzeug.serving import make_server
 
         logging.getLogger("werkzeug").setLevel(logging.WARNING)  # one line per AWS call drowns the server's own log
         for name, value in _FAKE_CREDENTIALS.items():
             os.environ.setdefault(name, value)
-        self._server = ThreadedMotoServer(ip_address=host, port=port, verbose=False)
-        self._server.start()
-        bound_host, bound_port = self._server.get_host_and_port()
+        moto_app = DomainDispatcherApplication(create_backend_app)
+        lock = threading.Lock()
+
+        def one_request_at_a_time(environ: dict, start_response: Any) -> list[bytes]:
+            with lock:
+                return list(moto_app(environ, start_response))
+
+        self._server = make_server(host, port, one_request_at_a_time, threaded=True, request_handler=MotoRequestHandler)
+        self._thread = threading.Thread(target=self._server.serve_forever, name="moto-server", daemon=True)
+        self._thread.start()
+        bound_host, bound_port = self._server.server_address[:2]
         self.endpoint_url = f"http://{bound_host}:{bound_port}"
 
     def stop(self) -> None:
-        self._server.stop()
+        self._server.shutdown()
+        self._thread.join(timeout=10)
 
 
 def local_runtime(endpoint_url: str, clients: AwsClients | None = None, **overrides: object) -> Runtime:

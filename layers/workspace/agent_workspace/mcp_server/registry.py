@@ -42,7 +42,7 @@ class Call:
 Handler = Callable[[Call, Any], Any]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # identity: declared once, compared and cached as themselves
 class Action:
     name: str
     summary: str
@@ -53,7 +53,7 @@ class Action:
     destructive: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Tool:
     name: str
     summary: str
@@ -88,7 +88,7 @@ def _help_is_dispatched_elsewhere(call: Call, payload: HelpPayload) -> None:  # 
     raise AssertionError("a tool's help action is answered by the dispatcher from the registry")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Registry:
     tools: tuple[Tool, ...]
 

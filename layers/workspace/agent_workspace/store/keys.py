@@ -43,3 +43,41 @@ def token_ref_prefix(scope: str) -> str:
 
 def token_ref_sk(scope: str, token_id: str) -> str:
     return f"{token_ref_prefix(scope)}{token_id}"
+
+GSI2 = "GSI2"
+GSI2_PK = "GSI2PK"
+GSI2_SK = "GSI2SK"
+
+
+def workspace_pk(workspace_id: str) -> str:
+    return f"WS#{workspace_id}"
+
+
+def task_sk(task_id: str) -> str:
+    return f"TASK#{task_id}"
+
+
+def message_sk(task_id: str, message_id: str) -> str:
+    return f"TASK#{task_id}#MSG#{message_id}"
+
+
+def attachment_sk(task_id: str, attachment_id: str) -> str:
+    return f"TASK#{task_id}#ATT#{attachment_id}"
+
+
+def queue_pk(workspace_id: str) -> str:
+    """GSI1: the agent's work queue of one workspace, ordered by when each task becomes available."""
+    return f"QUEUE#{workspace_id}"
+
+
+def queue_sk(available_at: str, task_id: str) -> str:
+    return f"{available_at}#{task_id}"
+
+
+def task_list_pk(workspace_id: str) -> str:
+    """GSI2: a workspace's tasks by status, then creation time."""
+    return f"TASKS#{workspace_id}"
+
+
+def task_list_sk(status: str, created_at: str, task_id: str) -> str:
+    return f"{status}#{created_at}#{task_id}"

@@ -1,0 +1,63 @@
+"""Attachment content in S3, one object per attachment, under a key of the workspace and task."""
+
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from agent_workspace.domain.errors import Unavailable
+
+
+def attachment_key(workspace_id: str, task_id: str, storage_id: str) -> str:
+    return f"workspaces/{workspace_id}/tasks/{task_id}/{storage_id}"
+
+
+class BlobStore:
+    def __init__(self, s3: Any, bucket: str) -> None:
+        self._s3 = s3
+        self._bucket = bucket
+
+    def put(self, key: str, content: bytes, mime_type: str) -> None:
+        try:
+            self._s3.put_object(Bucket=self._bucket, Key=key, Body=content, ContentType=mime_type)
+        except ClientError as error:
+            raise Unavailable("the attachment could not be stored; retry shortly") from error
+
+    def delete(self, keys: list[str]) -> None:
+        """Best effort: used to take back objects whose records were never written."""
+        if keys:
+            self._s3.delete_objects(Bucket=self._bucket, Delete={"Objects": [{"Key": k} for k in keys], "Quiet": True})
+
+    def read(self, key: str) -> bytes | None:
+        try:
+            return self._s3.get_object(Bucket=self._bucket, Key=key)["Body"].read()
+        except ClientError as error:
+            if error.response.get("Error", {}).get("Code") in ("NoSuchKey", "404"):
+                return None
+            raise Unavailable("the attachment could not be read; retry shortly") from error
+
+    def exists(self, key: str) -> bool:
+        try:
+            self._s3.head_object(Bucket=self._bucket, Key=key)
+        except ClientError as error:
+            if error.response.get("Error", {}).get("Code") in ("NoSuchKey", "404", "NotFound"):
+                return False
+            raise Unavailable("the attachment could not be read; retry shortly") from error
+        return True
+
+    def link(self, key: str, filename: str, seconds: int) -> str:
+        """A presigned GET link; no request is made to create it."""
+        return self._s3.generate_presigned_url(
+            "get_object",
+            Params={
+                "Bucket": self._bucket,
+                "Key": key,
+                "ResponseContentDisposition": f"attachment; filename*=UTF-8''{_quote(filename)}",
+            },
+            ExpiresIn=seconds,
+        )
+
+
+def _quote(filename: str) -> str:
+    from urllib.parse import quote
+
+    return quote(filename, safe="")

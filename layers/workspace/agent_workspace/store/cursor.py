@@ -1,0 +1,28 @@
+"""Opaque pagination cursors: a DynamoDB LastEvaluatedKey, encoded, and checked on the way back in."""
+
+import base64
+import json
+from typing import Any
+
+from agent_workspace.domain.errors import PayloadError
+
+
+def encode_cursor(last_key: dict[str, Any] | None) -> str | None:
+    if not last_key:
+        return None
+    return base64.urlsafe_b64encode(json.dumps(last_key, separators=(",", ":")).encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str | None, partition_attribute: str, partition_value: str) -> dict[str, Any] | None:
+    """The start key, which must lie in the partition being read: a cursor never crosses workspaces."""
+    if not cursor:
+        return None
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        key = json.loads(base64.urlsafe_b64decode(padded.encode()))
+        valid = isinstance(key, dict) and key.get(partition_attribute) == {"S": partition_value}
+    except (ValueError, UnicodeDecodeError):
+        valid = False
+    if not valid:
+        raise PayloadError("cursor is not one this listing returned", field="cursor")
+    return key

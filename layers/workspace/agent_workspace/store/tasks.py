@@ -1,0 +1,411 @@
+"""Tasks, their messages and attachment records, in the workspace's partition.
+
+A task is `WS#<wid> / TASK#<tid>`; its messages and attachments sort right after it
+(`TASK#<tid>#ATT#…`, `TASK#<tid>#MSG#…`), so one Query reads a task with its conversation.
+GSI1 is the agent's queue, GSI2 the human's listing by status; see docs/data-model.md.
+"""
+
+import random
+import time
+from dataclasses import replace
+from typing import Any
+
+from agent_workspace.domain.errors import Conflict, NotFound, Unavailable
+from agent_workspace.domain.tasks import AttachmentRef, Message, Task
+from agent_workspace.store import keys
+from agent_workspace.store.cursor import decode_cursor, encode_cursor
+from agent_workspace.store.dynamo import from_item, key, to_item, translating_errors
+
+_NEW_ITEM = "attribute_not_exists(PK)"
+_CONTENTION_ROUNDS = 6  # bounded retries when another writer touched the same items meanwhile
+_QUEUE_PAGE = 10
+
+
+class TaskStore:
+    def __init__(self, dynamodb: Any, table_name: str) -> None:
+        self._db = dynamodb
+        self._table = table_name
+
+    # -- writes --------------------------------------------------------------------------------
+
+    def create(self, account_id: str, task: Task, queued: bool) -> None:
+        """The task, its attachment records and the workspace's count, in one transaction."""
+        item = _task_item(task, queued)
+        items: list[dict[str, Any]] = [
+            {"Put": {"TableName": self._table, "Item": to_item(item), "ConditionExpression": _NEW_ITEM}},
+            *(self._attachment_put(task.workspace_id, task.id, ref) for ref in task.attachments),
+            self._count_update(account_id, task.workspace_id, {task.status: 1}),
+        ]
+        self._transact(items, f"task {task.id} already exists")
+
+    def add_message(self, account_id: str, workspace_id: str, task_id: str, message: Message) -> None:
+        """The message and its attachment records; refused if the task does not exist."""
+        items: list[dict[str, Any]] = [
+            {
+                "Update": {
+                    "TableName": self._table,
+                    "Key": key(keys.workspace_pk(workspace_id), keys.task_sk(task_id)),
+                    "UpdateExpression": "SET updatedAt = :now",
+                    "ConditionExpression": "attribute_exists(PK)",
+                    "ExpressionAttributeValues": to_item({":now": message.created_at}),
+                }
+            },
+            {
+                "Put": {
+                    "TableName": self._table,
+                    "Item": to_item(_message_item(workspace_id, task_id, message)),
+                    "ConditionExpression": _NEW_ITEM,
+                }
+            },
+            *(self._attachment_put(workspace_id, task_id, ref) for ref in message.attachments),
+        ]
+        try:
+            self._transact(items, "")
+        except Conflict:
+            # Attachment ids are unique per task; otherwise the task is what is missing.
+            if self.get(workspace_id, task_id) is None:
+                raise NotFound(f"no task {task_id} in this workspace") from None
+            raise Conflict("an attachment id in this message is already used in the task; pick another id") from None
+
+    def set_status(
+        self, account_id: str, workspace_id: str, task_id: str, status: str, actor: str, now: str
+    ) -> tuple[Task, str]:
+        """Move a task to `status`, keep the change in its history and the counts in step.
+
+        Conditional on the status read just before, so two concurrent changes never both apply to the
+        same old status; the loser re-reads and applies on top, never overwriting silently.
+        """
+        for attempt in range(_CONTENTION_ROUNDS):
+            current = self.get(workspace_id, task_id, consistent=True)
+            if current is None:
+                raise NotFound(f"no task {task_id} in this workspace")
+            entry = {"status": status, "at": now, "by": actor}
+            names = {"#status": "status"}
+            values: dict[str, Any] = {
+                ":new": status,
+                ":old": current.status,
+                ":now": now,
+                ":entry": [entry],
+                ":gsi2sk": keys.task_list_sk(status, current.created_at, task_id),
+            }
+            sets = ["#status = :new", "updatedAt = :now", "history = list_append(history, :entry)", "GSI2SK = :gsi2sk"]
+            removes = []
+            if _is_queued(current.assignee, status, current.cron_schedule):
+                sets += ["GSI1PK = :qpk", "GSI1SK = :qsk"]
+                values[":qpk"] = keys.queue_pk(workspace_id)
+                values[":qsk"] = keys.queue_sk(current.created_at, task_id)
+                removes.append("claim")
+            else:
+                removes += ["GSI1PK", "GSI1SK"]
+            expression = "SET " + ", ".join(sets) + (" REMOVE " + ", ".join(removes) if removes else "")
+            items: list[dict[str, Any]] = [
+                {
+                    "Update": {
+                        "TableName": self._table,
+                        "Key": key(keys.workspace_pk(workspace_id), keys.task_sk(task_id)),
+                        "UpdateExpression": expression,
+                        "ConditionExpression": "#status = :old",
+                        "ExpressionAttributeNames": names,
+                        "ExpressionAttributeValues": to_item(values),
+                    }
+                }
+            ]
+            if current.status != status:
+                items.append(self._count_update(account_id, workspace_id, {current.status: -1, status: 1}))
+            try:
+                self._transact(items, "")
+            except Conflict:
+                _back_off(attempt)
+                continue
+            queued = _is_queued(current.assignee, status, current.cron_schedule)
+            changed = replace(
+                current,
+                status=status,
+                updated_at=now,
+                history=(*current.history, entry),
+                claim=None if queued else current.claim,
+            )
+            return changed, current.status
+        raise Unavailable(f"task {task_id} is being changed by others; retry shortly")
+
+    def claim_next(self, workspace_id: str, token_id: str, now: str, lease_until: str) -> Task | None:
+        """Hand the oldest available queued task to exactly one caller.
+
+        Reads one bounded page of the queue index (available items sort first, whatever the backlog)
+        and claims with a write conditional on the item still being where the page saw it, so two
+        agents never get the same task. A claim moves the task's queue position to its lease expiry:
+        if the agent never starts it, it becomes available again then.
+        """
+        for attempt in range(_CONTENTION_ROUNDS):
+            with translating_errors():
+                page = self._db.query(
+                    TableName=self._table,
+                    IndexName=keys.GSI1,
+                    KeyConditionExpression="GSI1PK = :q AND GSI1SK <= :now",
+                    ExpressionAttributeValues=to_item({":q": keys.queue_pk(workspace_id), ":now": f"{now}#~"}),
+                    Limit=_QUEUE_PAGE,
+                )
+            candidates = [from_item(item) for item in page.get("Items", [])]
+            if not candidates:
+                return None
+            for candidate in candidates:
+                claimed = self._try_claim(workspace_id, candidate, token_id, now, lease_until)
+                if claimed is not None:
+                    return claimed
+            _back_off(attempt)
+        raise Unavailable("the queue is busy with other agents; retry shortly")
+
+    def _try_claim(
+        self, workspace_id: str, seen: dict[str, Any], token_id: str, now: str, lease_until: str
+    ) -> Task | None:
+        try:
+            with translating_errors():
+                response = self._db.update_item(
+                    TableName=self._table,
+                    Key=key(keys.workspace_pk(workspace_id), seen["SK"]),
+                    UpdateExpression="SET claim = :claim, GSI1SK = :lease",
+                    # Still queued exactly where the page saw it: nobody claimed or moved it meanwhile.
+                    ConditionExpression="GSI1SK = :seen AND #status = :notstarted",
+                    ExpressionAttributeNames={"#status": "status"},
+                    ExpressionAttributeValues=to_item(
+                        {
+                            ":claim": {"tokenId": token_id, "claimedAt": now, "leaseExpiresAt": lease_until},
+                            ":lease": keys.queue_sk(lease_until, seen["id"]),
+                            ":seen": seen["GSI1SK"],
+                            ":notstarted": "notstarted",
+                        }
+                    ),
+                    ReturnValues="ALL_NEW",
+                )
+        except Conflict:
+            return None
+        return _task(from_item(response["Attributes"]))
+
+    # -- reads ---------------------------------------------------------------------------------
+
+    def get(self, workspace_id: str, task_id: str, consistent: bool = False) -> Task | None:
+        with translating_errors():
+            item = self._db.get_item(
+                TableName=self._table,
+                Key=key(keys.workspace_pk(workspace_id), keys.task_sk(task_id)),
+                ConsistentRead=consistent,
+            ).get("Item")
+        return _task(from_item(item)) if item else None
+
+    def get_with_conversation(
+        self, workspace_id: str, task_id: str, limit: int, cursor: str | None
+    ) -> tuple[Task, list[Message], str | None]:
+        """The task and a page of its messages, oldest first: one Query for the first page."""
+        pk = keys.workspace_pk(workspace_id)
+        start = decode_cursor(cursor, keys.PK, pk)
+        if start is not None and not start.get(keys.SK, {}).get("S", "").startswith(keys.message_sk(task_id, "")):
+            raise NotFound("cursor does not belong to this task's conversation")
+        task = None if start is None else self.get(workspace_id, task_id)
+        request: dict[str, Any] = {
+            "TableName": self._table,
+            "KeyConditionExpression": "PK = :pk AND begins_with(SK, :prefix)",
+            "ExpressionAttributeValues": to_item({":pk": pk, ":prefix": keys.task_sk(task_id)}),
+        }
+        if start is not None:
+            request["ExclusiveStartKey"] = start
+        messages: list[Message] = []
+        attachments: dict[str, AttachmentRef] = {}
+        last_key = None
+        with translating_errors():
+            while True:
+                page = self._db.query(**request)
+                for raw in page.get("Items", []):
+                    values = from_item(raw)
+                    sk = values[keys.SK]
+                    if sk == keys.task_sk(task_id):
+                        task = _task(values)
+                    elif sk.startswith(keys.attachment_sk(task_id, "")):
+                        ref = _attachment(values)
+                        attachments[ref.id] = ref
+                    elif len(messages) < limit:
+                        messages.append(_message(values))
+                        last_key = {keys.PK: raw[keys.PK], keys.SK: raw[keys.SK]}
+                    else:
+                        return _found(task, task_id), messages, encode_cursor(last_key)
+                if "LastEvaluatedKey" not in page:
+                    return _found(task, task_id), messages, None
+                request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+    def get_attachment(self, workspace_id: str, task_id: str, attachment_id: str) -> AttachmentRef | None:
+        with translating_errors():
+            item = self._db.get_item(
+                TableName=self._table,
+                Key=key(keys.workspace_pk(workspace_id), keys.attachment_sk(task_id, attachment_id)),
+            ).get("Item")
+        return _attachment(from_item(item)) if item else None
+
+    def list_page(
+        self, workspace_id: str, status: str | None, assignee: str | None, limit: int, cursor: str | None
+    ) -> tuple[list[Task], str | None]:
+        """A page of the workspace's tasks, by status then creation time (GSI2)."""
+        pk = keys.task_list_pk(workspace_id)
+        condition = "GSI2PK = :pk"
+        values: dict[str, Any] = {":pk": pk}
+        if status:
+            condition += " AND begins_with(GSI2SK, :status)"
+            values[":status"] = f"{status}#"
+        request: dict[str, Any] = {
+            "TableName": self._table,
+            "IndexName": keys.GSI2,
+            "KeyConditionExpression": condition,
+            "Limit": limit,
+        }
+        if assignee:
+            request["FilterExpression"] = "assignee = :assignee"
+            values[":assignee"] = assignee
+        request["ExpressionAttributeValues"] = to_item(values)
+        start = decode_cursor(cursor, keys.GSI2_PK, pk)
+        if start is not None:
+            request["ExclusiveStartKey"] = start
+        tasks: list[Task] = []
+        with translating_errors():
+            while True:
+                page = self._db.query(**request)
+                tasks.extend(_task(from_item(item)) for item in page.get("Items", []))
+                last = page.get("LastEvaluatedKey")
+                if last is None or len(tasks) >= limit:
+                    return tasks[:limit], encode_cursor(last)
+                request["ExclusiveStartKey"] = last
+
+    # -- helpers -------------------------------------------------------------------------------
+
+    def _attachment_put(self, workspace_id: str, task_id: str, ref: AttachmentRef) -> dict[str, Any]:
+        item = {
+            keys.PK: keys.workspace_pk(workspace_id),
+            keys.SK: keys.attachment_sk(task_id, ref.id),
+            "id": ref.id,
+            "filename": ref.filename,
+            "mimeType": ref.mime_type,
+            "size": ref.size,
+            "key": ref.key,
+            "createdAt": ref.created_at,
+        }
+        return {"Put": {"TableName": self._table, "Item": to_item(item), "ConditionExpression": _NEW_ITEM}}
+
+    def _count_update(self, account_id: str, workspace_id: str, deltas: dict[str, int]) -> dict[str, Any]:
+        names = {f"#s{i}": status for i, status in enumerate(deltas)}
+        values = {f":d{i}": delta for i, delta in enumerate(deltas.values())}
+        adds = ", ".join(f"taskCounts.#s{i} :d{i}" for i in range(len(deltas)))
+        return {
+            "Update": {
+                "TableName": self._table,
+                "Key": key(keys.account_pk(account_id), keys.workspace_sk(workspace_id)),
+                "UpdateExpression": f"ADD {adds}",
+                "ConditionExpression": "attribute_exists(PK)",
+                "ExpressionAttributeNames": names,
+                "ExpressionAttributeValues": to_item(values),
+            }
+        }
+
+    def _transact(self, items: list[dict[str, Any]], conflict_message: str) -> None:
+        with translating_errors(conflict_message):
+            self._db.transact_write_items(TransactItems=items)
+
+
+def _back_off(attempt: int) -> None:
+    time.sleep(random.uniform(0, 0.01 * 2**attempt))  # jittered: contenders spread out instead of colliding again
+
+
+def _is_queued(assignee: str, status: str, cron_schedule: str | None) -> bool:
+    """In the agent's queue: a not-started task for the agent that is not a cron template."""
+    return assignee == "agent" and status == "notstarted" and not cron_schedule
+
+
+def _found(task: Task | None, task_id: str) -> Task:
+    if task is None:
+        raise NotFound(f"no task {task_id} in this workspace")
+    return task
+
+
+def _task_item(task: Task, queued: bool) -> dict[str, Any]:
+    item: dict[str, Any] = {
+        keys.PK: keys.workspace_pk(task.workspace_id),
+        keys.SK: keys.task_sk(task.id),
+        keys.GSI2_PK: keys.task_list_pk(task.workspace_id),
+        keys.GSI2_SK: keys.task_list_sk(task.status, task.created_at, task.id),
+        "id": task.id,
+        "workspaceId": task.workspace_id,
+        "title": task.title,
+        "body": task.body,
+        "status": task.status,
+        "assignee": task.assignee,
+        "createdBy": task.created_by,
+        "createdAt": task.created_at,
+        "updatedAt": task.updated_at,
+        "attachments": [_attachment_values(ref) for ref in task.attachments],
+        "cronSchedule": task.cron_schedule,
+        "timezone": task.timezone,
+        "eventId": task.event_id,
+        "clearContext": task.clear_context or None,
+        "history": list(task.history),
+    }
+    if queued:
+        item[keys.GSI1_PK] = keys.queue_pk(task.workspace_id)
+        item[keys.GSI1_SK] = keys.queue_sk(task.created_at, task.id)
+    return item
+
+
+def _message_item(workspace_id: str, task_id: str, message: Message) -> dict[str, Any]:
+    return {
+        keys.PK: keys.workspace_pk(workspace_id),
+        keys.SK: keys.message_sk(task_id, message.id),
+        "id": message.id,
+        "author": message.author,
+        "kind": message.kind,
+        "text": message.text,
+        "createdAt": message.created_at,
+        "attachments": [_attachment_values(ref) for ref in message.attachments],
+    }
+
+
+def _attachment_values(ref: AttachmentRef) -> dict[str, Any]:
+    return {"id": ref.id, "filename": ref.filename, "mimeType": ref.mime_type, "size": ref.size, "key": ref.key,
+            "createdAt": ref.created_at}
+
+
+def _attachment(values: dict[str, Any]) -> AttachmentRef:
+    return AttachmentRef(
+        id=values["id"],
+        filename=values["filename"],
+        mime_type=values["mimeType"],
+        size=int(values["size"]),
+        key=values["key"],
+        created_at=values["createdAt"],
+    )
+
+
+def _message(values: dict[str, Any]) -> Message:
+    return Message(
+        id=values["id"],
+        author=values["author"],
+        text=values["text"],
+        created_at=values["createdAt"],
+        attachments=tuple(_attachment(a) for a in values.get("attachments", [])),
+        kind=values.get("kind", "message"),
+    )
+
+
+def _task(values: dict[str, Any]) -> Task:
+    return Task(
+        id=values["id"],
+        workspace_id=values["workspaceId"],
+        title=values["title"],
+        body=values["body"],
+        status=values["status"],
+        assignee=values["assignee"],
+        created_by=values["createdBy"],
+        created_at=values["createdAt"],
+        updated_at=values["updatedAt"],
+        attachments=tuple(_attachment(a) for a in values.get("attachments", [])),
+        cron_schedule=values.get("cronSchedule"),
+        timezone=values.get("timezone"),
+        event_id=values.get("eventId"),
+        clear_context=bool(values.get("clearContext", False)),
+        claim=values.get("claim"),
+        history=tuple(values.get("history", [])),
+    )

@@ -1,0 +1,204 @@
+"""The `task` tool: this workspace's tasks, and talking to the human in them."""
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from agent_workspace.domain.errors import PayloadError
+from agent_workspace.domain.tasks import MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS
+from agent_workspace.mcp_server.registry import Action, Call, Payload, Tool
+from agent_workspace.services import tasks
+from agent_workspace.services.tasks import Actor, NewTask
+
+_LIMITS = f"At most {MAX_ATTACHMENTS} files and {MAX_ATTACHMENT_BYTES // (1024 * 1024)} MiB of content per call."
+
+
+class AttachmentIn(BaseModel):
+    """An attachment sent by the agent; `url` is the server's to set and is refused here."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    id: str = Field(description="Unique ID for this attachment within the task (any string)")
+    filename: str = Field(description='Display filename (e.g., "schema.sql")')
+    mimeType: str = Field(description='MIME type (e.g., "text/plain", "image/png")')
+    data: str = Field(description="Base64-encoded file content")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_url(cls, value: Any) -> Any:
+        if isinstance(value, dict) and "url" in value:
+            raise ValueError("url is set by the server only; send the content as base64 in data")
+        return value
+
+
+_ATTACHMENTS = Field(
+    default=(), description=f"Optional attachments: [{{id, filename, mimeType, data}}] with base64 data. {_LIMITS}"
+)
+
+
+class CreatePayload(Payload):
+    title: str = Field(description="Short title of the task")
+    body: str = Field(description="Detailed description of the task or action needed")
+    assignee: Literal["human", "agent"] = Field(
+        "agent", description="Who should complete the task: 'human' or 'agent'. Default is 'agent'."
+    )
+    attachments: tuple[AttachmentIn, ...] = _ATTACHMENTS
+    cronSchedule: str | None = Field(
+        None,
+        description=(
+            "Optional cron schedule (5-field format: minute hour dom month dow). A recurring schedule runs hourly "
+            "at most: the minute must be a single number, e.g. '30 * * * *'. A fixed day and month, e.g. "
+            "'30 14 25 4 *', runs once. The task is then a template: each run creates a new task."
+        ),
+    )
+    timezone: str | None = Field(
+        None, description="IANA time zone of cronSchedule, e.g. 'Europe/Berlin'. Default is UTC."
+    )
+    eventId: str | None = Field(
+        None,
+        description="Optional event ID (base62) — when this task completes the named event is published automatically.",
+    )
+    clearContext: bool = Field(
+        False,
+        description=(
+            "Ask for a clean slate: /clear is sent to the agent's terminal before this task is handed over, "
+            "so it starts without the context of earlier work."
+        ),
+    )
+
+
+class GetPayload(Payload):
+    taskId: str | None = Field(
+        None, description="The task to read. Leave out to dequeue the next not started task assigned to the agent."
+    )
+    includeConversation: bool = Field(False, description="Add the task's messages, oldest first.")
+    cursor: str | None = Field(None, description="nextCursor of the previous page of the conversation.")
+    limit: int = Field(50, ge=1, le=200, description="Messages per page, 1-200. Default 50.")
+
+
+class UpdateStatusPayload(Payload):
+    taskId: str = Field(description="The task")
+    status: Literal["ongoing", "completed", "blocked", "rejected", "notstarted"] = Field(
+        description="ongoing, completed, blocked (waiting on the human), rejected or notstarted"
+    )
+
+
+class ReplyPayload(Payload):
+    taskId: str = Field(description="The task (the chat_id it arrived with; 'chatId' is accepted too)")
+    text: str = Field(description="The message the human reads")
+    attachments: tuple[AttachmentIn, ...] = _ATTACHMENTS
+
+
+class GetAttachmentPayload(Payload):
+    taskId: str = Field(description="The task the attachment belongs to")
+    attachmentId: str = Field(description="The attachment's id, as listed on the task or message")
+    format: Literal["url", "base64"] = Field(
+        "url", description="'url' (default) for a time-limited link, 'base64' for the content itself"
+    )
+
+
+def create(call: Call, payload: CreatePayload) -> str:
+    task = tasks.create_task(
+        call.runtime,
+        Actor.of(call.principal),
+        NewTask(
+            title=payload.title,
+            body=payload.body,
+            assignee=payload.assignee,
+            attachments=payload.attachments,
+            cron_schedule=payload.cronSchedule,
+            timezone=payload.timezone,
+            event_id=payload.eventId,
+            clear_context=payload.clearContext,
+        ),
+    )
+    return f"task created with id={task.id}"
+
+
+def get(call: Call, payload: GetPayload) -> dict | None:
+    actor = Actor.of(call.principal)
+    if payload.taskId is not None:
+        return tasks.get_task(
+            call.runtime, actor.workspace_id, payload.taskId, payload.includeConversation, payload.limit, payload.cursor
+        )
+    if payload.cursor is not None:
+        raise PayloadError("cursor pages one task's conversation: give its taskId too", field="cursor")
+    task = tasks.dequeue(call.runtime, actor)
+    if task is None:
+        return None
+    if payload.includeConversation:
+        return tasks.get_task(call.runtime, actor.workspace_id, task.id, True, payload.limit, None)
+    return task.public()
+
+
+def update_status(call: Call, payload: UpdateStatusPayload) -> str:
+    task = tasks.set_status(call.runtime, Actor.of(call.principal), payload.taskId, payload.status)
+    return f"task {task.id} status set to {task.status}"
+
+
+def reply(call: Call, payload: ReplyPayload) -> str:
+    message = tasks.post_message(
+        call.runtime, Actor.of(call.principal), payload.taskId, payload.text, list(payload.attachments)
+    )
+    return f"reply posted to task {payload.taskId} with id={message.id}"
+
+
+def get_attachment(call: Call, payload: GetAttachmentPayload) -> dict:
+    workspace_id = Actor.of(call.principal).workspace_id
+    return tasks.attachment(
+        call.runtime, workspace_id, payload.taskId, payload.attachmentId, as_base64=payload.format == "base64"
+    )
+
+
+TOOL = Tool(
+    name="task",
+    summary="This workspace's tasks, and talking to the human in them.",
+    actions=(
+        Action(
+            name="create",
+            summary="Create a task for the human or the agent, optionally scheduled. Returns its ID.",
+            payload=CreatePayload,
+            handler=create,
+            example={
+                "title": "Review the release notes",
+                "body": "Check the v0.9.20 notes before Friday.",
+                "assignee": "human",
+            },
+        ),
+        Action(
+            name="get",
+            summary=(
+                "Get a task, or with no taskId the next not started task assigned to the agent "
+                "(dequeues the work queue)."
+            ),
+            payload=GetPayload,
+            handler=get,
+            example={"taskId": "0kGogHmaqvZ", "includeConversation": True},
+        ),
+        Action(
+            name="updateStatus",
+            summary=(
+                "Set a task's status: ongoing when you start, completed when you finish, blocked when you need "
+                "the human."
+            ),
+            payload=UpdateStatusPayload,
+            handler=update_status,
+            example={"taskId": "0kGogHmaqvZ", "status": "ongoing"},
+        ),
+        Action(
+            name="reply",
+            summary="Post a message to the task, optionally with attachments. The human sees only these.",
+            payload=ReplyPayload,
+            handler=reply,
+            example={"taskId": "0kGogHmaqvZ", "text": "Tests pass; opening the pull request."},
+        ),
+        Action(
+            name="getAttachment",
+            summary="Get an attachment of a task: its name, type and public link, or its content as base64.",
+            payload=GetAttachmentPayload,
+            handler=get_attachment,
+            read_only=True,
+            example={"taskId": "0kGogHmaqvZ", "attachmentId": "schema", "format": "base64"},
+        ),
+    ),
+)
