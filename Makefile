@@ -26,8 +26,9 @@ $(TOOLS_STAMP):
 	$(TOOLS)/bin/python -m pip install --quiet 'aws-sam-cli>=1.130,<2'
 	touch $@
 
+# No CloudWatch locally: Powertools would print metric blobs into the server's log.
 serve: $(STAMP)
-	HOST=$(HOST) PORT=$(PORT) $(BIN)/python -m agent_workspace.local
+	HOST=$(HOST) PORT=$(PORT) POWERTOOLS_METRICS_DISABLED=true $(BIN)/python -m agent_workspace.local
 
 test: $(STAMP) lint
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

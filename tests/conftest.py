@@ -8,6 +8,7 @@ os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "1")
 os.environ.setdefault("POWERTOOLS_SERVICE_NAME", "agent-workspace")
 os.environ.setdefault("POWERTOOLS_METRICS_NAMESPACE", "AgentWorkspace")
 os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
+os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")  # no metric blobs in the test output
 
 import pytest  # noqa: E402
 

@@ -192,6 +192,7 @@ _TYPE_NAMES = {
     "model_type": "an object",
     "model_attributes_type": "an object",
     "list_type": "an array",
+    "tuple_type": "an array",
 }
 _MAX_REPORTED = 5
 

@@ -148,7 +148,14 @@ class TaskStore:
             candidates = [from_item(item) for item in page.get("Items", [])]
             if not candidates:
                 return None
-            for candidate in candidates:
+            claimed = self._try_claim(workspace_id, candidates[0], token_id, now, lease_until)
+            if claimed is not None:
+                return claimed
+            # Lost the oldest to another agent: the others on the page are going for the next ones in
+            # order too, so spread out over the rest of the page instead of colliding again.
+            rest = candidates[1:]
+            random.shuffle(rest)
+            for candidate in rest:
                 claimed = self._try_claim(workspace_id, candidate, token_id, now, lease_until)
                 if claimed is not None:
                     return claimed

@@ -32,7 +32,8 @@ class AttachmentIn(BaseModel):
 
 
 _ATTACHMENTS = Field(
-    default=(), description=f"Optional attachments: [{{id, filename, mimeType, data}}] with base64 data. {_LIMITS}"
+    default_factory=list,
+    description=f"Optional attachments: [{{id, filename, mimeType, data}}] with base64 data. {_LIMITS}",
 )
 
 
@@ -42,7 +43,7 @@ class CreatePayload(Payload):
     assignee: Literal["human", "agent"] = Field(
         "agent", description="Who should complete the task: 'human' or 'agent'. Default is 'agent'."
     )
-    attachments: tuple[AttachmentIn, ...] = _ATTACHMENTS
+    attachments: list[AttachmentIn] = _ATTACHMENTS
     cronSchedule: str | None = Field(
         None,
         description=(
@@ -86,7 +87,7 @@ class UpdateStatusPayload(Payload):
 class ReplyPayload(Payload):
     taskId: str = Field(description="The task (the chat_id it arrived with; 'chatId' is accepted too)")
     text: str = Field(description="The message the human reads")
-    attachments: tuple[AttachmentIn, ...] = _ATTACHMENTS
+    attachments: list[AttachmentIn] = _ATTACHMENTS
 
 
 class GetAttachmentPayload(Payload):
@@ -105,7 +106,7 @@ def create(call: Call, payload: CreatePayload) -> str:
             title=payload.title,
             body=payload.body,
             assignee=payload.assignee,
-            attachments=payload.attachments,
+            attachments=tuple(payload.attachments),
             cron_schedule=payload.cronSchedule,
             timezone=payload.timezone,
             event_id=payload.eventId,
