@@ -7,6 +7,11 @@
     Mangum, FastAPI, host guard, bearer auth on DynamoDB, dispatch) on moto's in-process mock, against
     a bare low-level MCP `Server` with one trivial tool behind the same FastAPI + per-request
     StreamableHTTPSessionManager + Mangum path without auth; medians, goal <= 1.3x.
+(c) AWS requests per tools/call, through the same handler on moto: every request the handler's clients
+    send (botocore `before-call`), by service and operation, the bearer-token lookup apart from the
+    action's own. Goals for the action's own: create 1 write (+ 1 S3 PutObject per attachment), get by
+    id <= 2 reads, dequeue <= 2 requests whatever the backlog (10 vs 10,000 queued tasks, seeded in
+    bulk from the store's own items; seeding is not measured).
 
 A script, not a test: it prints figures and exits 0 whatever they are.
 """
@@ -14,17 +19,20 @@ A script, not a test: it prints figures and exits 0 whatever they are.
 from __future__ import annotations
 
 import argparse
+import base64
 import copy
 import importlib.util
 import io
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
 import time
 from collections import Counter
-from contextlib import redirect_stdout
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -295,7 +303,16 @@ class LatencyFigures:
         return self.handler / self.bare
 
 
-def measure_latency(calls: int, warmup: int) -> LatencyFigures:
+@dataclass
+class HandlerStack:
+    module: Any  # functions/api/app.py, loaded as on Lambda
+    runtime: Any  # the handler's own Runtime: its clients are the ones to watch
+    seeded: Any  # the seeded account, workspace and tokens
+
+
+@contextmanager
+def handler_on_moto() -> Iterator[HandlerStack]:
+    """The deployed handler, loaded fresh inside moto's in-process mock, with one seeded workspace."""
     for name, value in _LAMBDA_ENV.items():
         os.environ[name] = value
     os.environ["POWERTOOLS_TRACE_DISABLED"] = "true"  # no X-Ray daemon here: nothing may try to reach one
@@ -306,27 +323,37 @@ def measure_latency(calls: int, warmup: int) -> LatencyFigures:
 
     with mock_aws():
         from agent_workspace.config import get_settings
-        from agent_workspace.domain.tokens import hash_token
         from agent_workspace.local.provision import provision
         from agent_workspace.local.stack import seed
-        from agent_workspace.mcp_server import help_text
         from agent_workspace.runtime import Runtime
         from agent_workspace.store.clients import AwsClients
-        from agent_workspace.tools import REGISTRY
 
         get_settings.cache_clear()
         settings = get_settings()
         made = provision(AwsClients(settings.aws_region, None), settings.table_name, settings.attachments_bucket)
         os.environ["WORKSPACE_EVENTS_QUEUE_URL"] = made.queue_url
         get_settings.cache_clear()
-        seeded = seed(Runtime.from_settings(get_settings()))
+        with redirect_stdout(io.StringIO()):  # the seed's business metrics
+            seeded = seed(Runtime.from_settings(get_settings()))
 
         spec = importlib.util.spec_from_file_location("lambda_handler", HANDLER_FILE)
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
-        with redirect_stdout(io.StringIO()):  # the cold-start metric and the seed's metrics are printed once
+        with redirect_stdout(io.StringIO()):  # the cold-start metric is printed once
             spec.loader.exec_module(module)
-        runtime = module._asgi.app.state.runtime  # the handler's own Runtime, to watch its DynamoDB client
+        try:
+            yield HandlerStack(module=module, runtime=module._asgi.app.state.runtime, seeded=seeded)
+        finally:
+            get_settings.cache_clear()
+
+
+def measure_latency(calls: int, warmup: int) -> LatencyFigures:
+    with handler_on_moto() as stack:
+        from agent_workspace.domain.tokens import hash_token
+        from agent_workspace.mcp_server import help_text
+        from agent_workspace.tools import REGISTRY
+
+        module, runtime, seeded = stack.module, stack.runtime, stack.seeded
         ddb_calls: Counter[str] = Counter()
         runtime.clients.dynamodb.meta.events.register(
             "before-call.dynamodb", lambda model, **_: ddb_calls.update([model.name])
@@ -372,7 +399,6 @@ def measure_latency(calls: int, warmup: int) -> LatencyFigures:
                 samples["no_ddb"].append(timed(ours, ours_event, overview))
         finally:
             del store.resolve_token
-        get_settings.cache_clear()
 
     return LatencyFigures(
         handler=statistics.median(samples["ours"]),
@@ -383,6 +409,408 @@ def measure_latency(calls: int, warmup: int) -> LatencyFigures:
     )
 
 
+# -- (c) AWS requests per action ----------------------------------------------------------------
+
+DDB_READS = {"GetItem", "Query", "Scan", "BatchGetItem", "TransactGetItems"}
+DDB_WRITES = {"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems"}
+_ATTACHMENT_DATA = base64.b64encode(b"bench attachment\n" * 8).decode("ascii")
+
+
+class RequestLog:
+    """The AWS requests the handler's clients send while `active`, as "<service> <operation>".
+
+    One entry per API call (`before-call`; moto never asks for a retry, so that is one request each),
+    kept apart for the bearer-token lookup ('auth') and everything else the call does ('action').
+    """
+
+    def __init__(self) -> None:
+        self.active = False
+        self.phase = "action"
+        self.auth: Counter[str] = Counter()
+        self.action: Counter[str] = Counter()
+        self.transact_items: list[int] = []  # items of each TransactWriteItems the action sends
+        self.query_counts: list[int] = []  # items each DynamoDB Query of the action returns
+        self.aws_seconds = 0.0  # before-call to after-call: moto's work and botocore's, not the handler's
+        self._started: float | None = None
+
+    def watch(self, client: Any) -> None:
+        events = client.meta.events
+        events.register("before-call", self._before_call)
+        events.register("after-call", self._after_call)
+        events.register("before-parameter-build.dynamodb.TransactWriteItems", self._transact)
+
+    def reset(self) -> None:
+        self.auth, self.action = Counter(), Counter()
+        self.transact_items, self.query_counts = [], []
+        self.aws_seconds = 0.0
+
+    def _before_call(self, model: Any, **_: Any) -> None:
+        if self.active:
+            (self.auth if self.phase == "auth" else self.action)[f"{model.service_model.service_id} {model.name}"] += 1
+            self._started = time.perf_counter()
+
+    def _after_call(self, model: Any, parsed: dict[str, Any], **_: Any) -> None:
+        if not self.active or self._started is None:
+            return
+        self.aws_seconds += time.perf_counter() - self._started
+        self._started = None
+        if self.phase == "action" and model.service_model.service_name == "dynamodb" and model.name == "Query":
+            self.query_counts.append(int(parsed.get("Count", 0)))
+
+    def _transact(self, params: dict[str, Any], **_: Any) -> None:
+        if self.active and self.phase == "action":
+            self.transact_items.append(len(params.get("TransactItems", [])))
+
+
+@dataclass
+class CallRecord:
+    auth: Counter[str]
+    action: Counter[str]
+    transact_items: list[int]
+    query_counts: list[int]
+    seconds: float
+    aws_seconds: float
+    text: str
+
+    @property
+    def requests(self) -> int:
+        return sum(self.action.values())
+
+
+def call_event(token: str, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    event = help_event(token, tool)
+    body = json.loads(event["body"])
+    body["params"]["arguments"] = arguments
+    event["body"] = json.dumps(body)
+    return event
+
+
+def answer_text(response: dict[str, Any]) -> str:
+    if response["statusCode"] != 200:
+        raise RuntimeError(f"call failed: {response}")
+    result = json.loads(response["body"])["result"]
+    text = "".join(block["text"] for block in result["content"])
+    if result.get("isError"):
+        raise RuntimeError(f"tool error: {text}")
+    return text
+
+
+class Invoker:
+    """One tools/call through the handler, with the AWS requests it sent."""
+
+    def __init__(self, handler: Any, log: RequestLog) -> None:
+        self._handler = handler
+        self._log = log
+        self._context = LambdaContext()
+        self._sink = io.StringIO()
+
+    def __call__(self, token: str, tool: str, arguments: dict[str, Any]) -> CallRecord:
+        event = call_event(token, tool, arguments)
+        log = self._log
+        log.reset()
+        log.active = True
+        try:
+            with redirect_stdout(self._sink):
+                start = time.perf_counter()
+                response = self._handler(event, self._context)
+                elapsed = time.perf_counter() - start
+        finally:
+            log.active = False
+        self._sink.seek(0)
+        self._sink.truncate()
+        return CallRecord(
+            Counter(log.auth),
+            Counter(log.action),
+            list(log.transact_items),
+            list(log.query_counts),
+            elapsed,
+            log.aws_seconds,
+            answer_text(response),
+        )
+
+
+@dataclass(frozen=True)
+class Goal:
+    text: str
+    met: Callable[[Counter[str]], bool]
+
+
+def _ddb(requests: Counter[str]) -> Counter[str]:
+    return Counter({name.split(" ", 1)[1]: n for name, n in requests.items() if name.startswith("DynamoDB ")})
+
+
+def one_write(puts: int = 0) -> Goal:
+    def met(requests: Counter[str]) -> bool:
+        ddb = _ddb(requests)
+        others = Counter({name: n for name, n in requests.items() if not name.startswith("DynamoDB ")})
+        return (
+            sum(ddb.values()) == 1
+            and set(ddb) <= DDB_WRITES
+            and others == Counter({"S3 PutObject": puts} if puts else {})
+        )
+
+    return Goal(f"1 write + {puts} S3 PutObject" if puts else "1 write", met)
+
+
+def reads_at_most(limit: int) -> Goal:
+    def met(requests: Counter[str]) -> bool:
+        ddb = _ddb(requests)
+        return sum(ddb.values()) == sum(requests.values()) <= limit and set(ddb) <= DDB_READS
+
+    return Goal(f"<= {limit} reads", met)
+
+
+def requests_at_most(limit: int) -> Goal:
+    return Goal(f"<= {limit} requests", lambda requests: sum(requests.values()) <= limit)
+
+
+def describe(requests: Counter[str], transact_items: list[int] | None = None) -> str:
+    """'DynamoDB GetItem + TransactWriteItems[2 items]; S3 PutObject x2', or '-' for none."""
+    by_service: dict[str, list[str]] = {}
+    sizes = iter(transact_items or [])
+    for name, n in sorted(requests.items()):
+        service, operation = name.split(" ", 1)
+        if operation == "TransactWriteItems" and transact_items:
+            listed = [f"{operation}[{next(sizes, '?')} items]" for _ in range(n)]
+        else:
+            listed = [operation if n == 1 else f"{operation} x{n}"]
+        by_service.setdefault(service, []).extend(listed)
+    return "; ".join(f"{service} {' + '.join(ops)}" for service, ops in by_service.items()) or "-"
+
+
+@dataclass
+class ActionRow:
+    label: str
+    goal: Goal | None
+    calls: list[CallRecord]  # the measured ones, after one untimed warm-up call
+    error: str | None = None
+
+
+@dataclass
+class BacklogFigures:
+    backlog: int
+    calls: list[CallRecord]
+    seed_seconds: float
+
+
+@dataclass
+class RequestFigures:
+    rows: list[ActionRow]
+    backlogs: list[BacklogFigures]
+    reps: int
+
+
+class _TransactRecorder:
+    """Stands in for the DynamoDB client under a TaskStore: keeps the transactions instead of sending them."""
+
+    def __init__(self) -> None:
+        self.transactions: list[list[dict[str, Any]]] = []
+
+    def transact_write_items(self, TransactItems: list[dict[str, Any]]) -> dict[str, Any]:  # noqa: N803 (boto3's name)
+        self.transactions.append(TransactItems)
+        return {}
+
+
+class QueueFiller:
+    """Queued agent tasks made exactly as `task create` makes them, written in bulk.
+
+    `services.tasks.create_task` builds each Task and `TaskStore.create` its transaction (task item with
+    its queue keys, workspace count); the puts then go out with BatchWriteItem and the count updates as
+    one summed update, since moto copies the whole table for every transaction (minutes at 10,000).
+    Its own clients: nothing it sends reaches the RequestLog.
+    """
+
+    def __init__(self, runtime: Any, actor: Any) -> None:
+        from agent_workspace.runtime import Runtime
+        from agent_workspace.store.clients import AwsClients
+        from agent_workspace.store.tasks import TaskStore
+
+        self._recorder = _TransactRecorder()
+        self._table = runtime.settings.table_name
+        self._staging = Runtime(settings=runtime.settings, clients=runtime.clients, clock=runtime.clock)
+        self._staging.tasks = TaskStore(self._recorder, self._table)  # type: ignore[misc]
+        self._db = AwsClients(runtime.settings.aws_region, None).dynamodb
+        self._actor = actor
+
+    def add(self, count: int) -> None:
+        from agent_workspace.services.tasks import NewTask, create_task
+
+        with redirect_stdout(io.StringIO()):  # Powertools prints the TaskCreated metric every 100
+            for n in range(count):
+                create_task(self._staging, self._actor, NewTask(title=f"queued {n}", body="Seeded by bench.py."))
+        transactions, self._recorder.transactions = self._recorder.transactions, []
+        puts: list[dict[str, Any]] = []
+        updates: dict[str, dict[str, Any]] = {}
+        for items in transactions:
+            for entry in items:
+                if "Put" in entry:
+                    puts.append({"PutRequest": {"Item": entry["Put"]["Item"]}})
+                elif "Update" in entry:  # the workspace's task counts: ADD deltas, summed per target
+                    update = entry["Update"]
+                    shape = json.dumps(
+                        {k: v for k, v in update.items() if k != "ExpressionAttributeValues"}, sort_keys=True
+                    )
+                    if shape not in updates:
+                        updates[shape] = copy.deepcopy(update)
+                        continue
+                    summed = updates[shape]["ExpressionAttributeValues"]
+                    for name, value in update["ExpressionAttributeValues"].items():
+                        summed[name] = {"N": str(int(summed[name]["N"]) + int(value["N"]))}
+                else:
+                    raise RuntimeError(f"TaskStore.create sent an item QueueFiller cannot batch: {sorted(entry)}")
+        for start in range(0, len(puts), 25):
+            pending: dict[str, Any] = {self._table: puts[start : start + 25]}
+            while pending:
+                pending = self._db.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
+        for update in updates.values():
+            self._db.update_item(**update)
+
+
+def measure_requests(reps: int, dequeues: int, backlog: int) -> RequestFigures:
+    with handler_on_moto() as stack:
+        from agent_workspace.services import accounts
+        from agent_workspace.services.tasks import Actor
+
+        runtime, seeded = stack.runtime, stack.seeded
+        log = RequestLog()
+        for client in (runtime.clients.dynamodb, runtime.clients.s3, runtime.clients.sqs, runtime.clients.scheduler):
+            log.watch(client)
+        store = runtime.accounts
+        resolve_token = store.resolve_token
+
+        def resolve_token_as_auth(token_hash: str) -> Any:
+            log.phase = "auth"
+            try:
+                return resolve_token(token_hash)
+            finally:
+                log.phase = "action"
+
+        store.resolve_token = resolve_token_as_auth
+        invoke = Invoker(stack.module.handler, log)
+        rows: list[ActionRow] = []
+
+        def run(
+            label: str,
+            goal: Goal | None,
+            tool: str,
+            arguments: Callable[[int], dict[str, Any]],
+            token: str = seeded.agent_token,
+            expect: Callable[[str], bool] | None = None,
+        ) -> list[CallRecord]:
+            """reps + 1 calls (call 0 is an untimed warm-up), each with `arguments(i)`."""
+            records: list[CallRecord] = []
+            try:
+                for i in range(reps + 1):
+                    record = invoke(token, tool, arguments(i))
+                    if expect is not None and not expect(record.text):
+                        raise RuntimeError(f"unexpected answer: {record.text[:200]}")
+                    records.append(record)
+            except Exception as error:  # a row that fails is reported; the others still run
+                rows.append(ActionRow(label, goal, records[1:], f"{type(error).__name__}: {error}"[:300]))
+                return records
+            rows.append(ActionRow(label, goal, records[1:]))
+            return records
+
+        def created_ids(records: list[CallRecord]) -> list[str]:
+            return [m.group(1) for r in records if (m := re.search(r"id=(\S+)", r.text))]
+
+        def task(action: str, **payload: Any) -> dict[str, Any]:
+            return {"action": action, "payload": payload}
+
+        def attachments(*ids: str) -> list[dict[str, str]]:
+            return [{"id": i, "filename": f"{i}.txt", "mimeType": "text/plain", "data": _ATTACHMENT_DATA} for i in ids]
+
+        def dequeued(text: str) -> bool:
+            return text != "null"
+
+        run("help", None, "help", lambda i: {})
+        run("workspace get", None, "workspace", lambda i: {"action": "get"})
+        plain = created_ids(
+            run("task create", one_write(), "task", lambda i: task("create", title=f"plain {i}", body="b"))
+        )
+        with_files = created_ids(
+            run(
+                "task create, 2 attachments",
+                one_write(puts=2),
+                "task",
+                lambda i: task("create", title=f"files {i}", body="b", attachments=attachments("a1", "a2")),
+            )
+        )
+        run("task reply", None, "task", lambda i: task("reply", taskId=plain[i], text="On it."))
+        run(
+            "task reply, 2 attachments",
+            None,
+            "task",
+            lambda i: task("reply", taskId=with_files[i], text="Files.", attachments=attachments("r1", "r2")),
+        )
+        run("task get by id", reads_at_most(2), "task", lambda i: task("get", taskId=plain[i]))
+        run(
+            "task get by id, includeConversation",
+            reads_at_most(2),
+            "task",
+            lambda i: task("get", taskId=with_files[i], includeConversation=True),
+        )
+        run("task get (dequeue)", requests_at_most(2), "task", lambda i: task("get"), expect=dequeued)
+        run(
+            "task get (dequeue), includeConversation",
+            None,
+            "task",
+            lambda i: task("get", includeConversation=True),
+            expect=dequeued,
+        )
+        run("task updateStatus", None, "task", lambda i: task("updateStatus", taskId=plain[i], status="ongoing"))
+        run(
+            "task getAttachment, url",
+            None,
+            "task",
+            lambda i: task("getAttachment", taskId=with_files[i], attachmentId="a1", format="url"),
+        )
+        run(
+            "task getAttachment, base64",
+            None,
+            "task",
+            lambda i: task("getAttachment", taskId=with_files[i], attachmentId="a2", format="base64"),
+        )
+
+        # The queue on its own: a second workspace whose queue holds exactly the backlog.
+        with redirect_stdout(io.StringIO()):
+            workspace, issued = accounts.create_workspace(store, seeded.account_id, "Backlog", "bench.py's queue")
+        actor = Actor("agent", seeded.account_id, workspace.id, issued.record.id)
+        token = issued.token
+        run(
+            "task get (dequeue), queue empty",
+            requests_at_most(2),
+            "task",
+            lambda i: task("get"),
+            token=token,
+            expect=lambda text: text == "null",
+        )
+        filler = QueueFiller(runtime, actor)
+        backlogs: list[BacklogFigures] = []
+        available = 0
+        for size in sorted({10, backlog}):
+            start = time.perf_counter()
+            filler.add(size - available)
+            available = size
+            seed_seconds = time.perf_counter() - start
+            records: list[CallRecord] = []
+            try:
+                for i in range(2 + dequeues):  # two untimed warm-up dequeues
+                    record = invoke(token, "task", task("get"))
+                    if record.text == "null":
+                        raise RuntimeError("the queue ran dry")
+                    filler.add(1)  # untimed: the backlog stays at `size`
+                    if i >= 2:
+                        records.append(record)
+            except Exception as error:
+                rows.append(
+                    ActionRow(f"task get (dequeue), backlog {size:,}", None, [], f"{type(error).__name__}: {error}")
+                )
+            backlogs.append(BacklogFigures(size, records, seed_seconds))
+        del store.resolve_token
+    return RequestFigures(rows, backlogs, reps)
+
+
 # -- report -----------------------------------------------------------------------------------
 
 
@@ -390,16 +818,7 @@ def verdict(ratio: float, goal: float) -> str:
     return "meets goal" if ratio <= goal else "ABOVE goal"
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--runs", type=int, default=7, help="fresh interpreters per side for (a); at least 7")
-    parser.add_argument("--calls", type=int, default=300, help="timed calls per side for (b); at least 200")
-    parser.add_argument("--warmup", type=int, default=50, help="untimed calls per side before (b)")
-    args = parser.parse_args()
-    runs, calls = max(args.runs, 7), max(args.calls, 200)
-
-    print(f"Python {sys.version.split()[0]} on {sys.platform}; handler {HANDLER_FILE.relative_to(ROOT)}")
-    print()
+def report_imports(runs: int) -> None:
     print(f"(a) cold import, median of {runs} fresh interpreters per side (goal <= {IMPORT_GOAL:.2f}x)")
     imports = [measure_imports(runs, tracing=True), measure_imports(runs, tracing=False)]
     header = f"{'environment':<28}{'clock':<6}{'handler':>10}{'deps alone':>12}{'ratio':>8}  {'':<11}3rd-party modules"
@@ -427,12 +846,13 @@ def main() -> int:
     only_traced = sorted(set(imports[0].packages) - set(imports[1].packages))
     if only_traced:
         print(f"    imported only because the Tracer patches libraries: {', '.join(only_traced)}")
-    print()
 
-    latency = measure_latency(calls, args.warmup)
+
+def report_latency(calls: int, warmup: int) -> None:
+    latency = measure_latency(calls, warmup)
     print(
         f"(b) warm tools/call, median of {latency.calls_measured} in-process calls per side after "
-        f"{args.warmup} warm-up calls (goal <= {LATENCY_GOAL:.2f}x)"
+        f"{warmup} warm-up calls (goal <= {LATENCY_GOAL:.2f}x)"
     )
     rows = [
         ("handler: help {}, token looked up in DynamoDB (moto mock_aws)", latency.handler),
@@ -450,6 +870,117 @@ def main() -> int:
         f"    the DynamoDB round trip costs {(latency.handler - latency.handler_without_ddb) * 1e3:.2f}ms here "
         "(moto in-process); on AWS a GetItem is a network round trip instead"
     )
+
+
+def _typical(records: list[CallRecord], field: str) -> tuple[Counter[str], str]:
+    """The requests every call sent, or the most common set and how the totals varied."""
+    seen = [getattr(record, field) for record in records]
+    common = Counter(json.dumps(sorted(c.items())) for c in seen).most_common(1)[0][0]
+    typical = Counter(dict(json.loads(common)))
+    totals = sorted({sum(c.values()) for c in seen})
+    return typical, "" if len(totals) == 1 else f" (varies {totals[0]}-{totals[-1]})"
+
+
+def report_requests(reps: int, dequeues: int, backlog: int) -> None:
+    figures = measure_requests(reps, dequeues, backlog)
+    print(
+        f"(c) AWS requests per tools/call through the handler (moto mock_aws), per call: {figures.reps} calls "
+        "each after one warm-up; 'token' is the bearer-token lookup, 'own' the action's requests"
+    )
+    own_header = "the action's own requests"
+    print(f"    {'call':<42}{'token':>5}{'own':>5}  {own_header:<66}{'goal (own)':<25}{'':<12}{'median':>8}")
+    for row in figures.rows:
+        if row.error is not None and not row.calls:
+            print(f"    {row.label:<42}  FAILED: {row.error}")
+            continue
+        auth, auth_varies = _typical(row.calls, "auth")
+        own, own_varies = _typical(row.calls, "action")
+        transact = next((r.transact_items for r in row.calls if r.action == own), [])
+        token = str(sum(auth.values())) if auth == Counter({"DynamoDB GetItem": 1}) else describe(auth)
+        goal, met = ("-", "") if row.goal is None else (row.goal.text, all(row.goal.met(r.action) for r in row.calls))
+        mark = "" if row.goal is None else "meets goal" if met else "MISSES goal"
+        median = statistics.median(r.seconds for r in row.calls) * 1e3
+        print(
+            f"    {row.label:<42}{token + auth_varies:>5}{sum(own.values()):>5}  "
+            f"{describe(own, transact) + own_varies:<66}{goal:<25}{mark:<12}{median:>6.1f}ms"
+        )
+        if row.error is not None:
+            print(f"    {'':<42}  FAILED after {len(row.calls)} calls: {row.error}")
+    print("    token: 1 = one DynamoDB GetItem (ConsistentRead) on the token's hash, on every request")
+
+    print()
+    print(
+        f"    dequeue against the backlog: median of {dequeues} `task get` (no taskId) after 2 warm-up calls; "
+        "each dequeued task is replaced (untimed) so the backlog stays put"
+    )
+    print(
+        f"    {'queued tasks':>14}  {'own requests per call':<34}{'goal':<16}{'':<12}"
+        f"{'Query items':>12}{'median':>9}{'in AWS calls':>14}{'rest':>8}"
+    )
+    goal = requests_at_most(2)
+    measured = [fig for fig in figures.backlogs if fig.calls]
+    for fig in figures.backlogs:
+        if not fig.calls:
+            print(f"    {fig.backlog:>14,}  FAILED (see above)")
+            continue
+        own, varies = _typical(fig.calls, "action")
+        met = all(goal.met(r.action) for r in fig.calls)
+        items = sorted({n for r in fig.calls for n in r.query_counts})
+        item_text = (
+            "-".join(str(n) for n in (items[0], items[-1])) if len(items) > 1 else str(items[0] if items else "-")
+        )
+        median = statistics.median(r.seconds for r in fig.calls)
+        aws = statistics.median(r.aws_seconds for r in fig.calls)
+        rest = statistics.median(r.seconds - r.aws_seconds for r in fig.calls)
+        print(
+            f"    {fig.backlog:>14,}  {f'{sum(own.values())}: {describe(own)}{varies}':<34}{goal.text:<16}"
+            f"{'meets goal' if met else 'MISSES goal':<12}{item_text:>12}{median * 1e3:>7.1f}ms{aws * 1e3:>12.1f}ms"
+            f"{rest * 1e3:>6.1f}ms"
+        )
+    if len(measured) == 2:
+        small, large = measured
+        same = {json.dumps(sorted(r.action.items())) for f in measured for r in f.calls}
+        print(
+            f"    requests per dequeue {'independent of' if len(same) == 1 else 'DEPEND ON'} the backlog "
+            f"({small.backlog:,} vs {large.backlog:,} queued; seeding {large.backlog - small.backlog:,} took "
+            f"{large.seed_seconds:.1f}s, not measured)"
+        )
+        print(
+            "    'in AWS calls' is moto's time (before-call to after-call): its Query on an index filters every item\n"
+            "    of the table, so it grows with the table; DynamoDB reads only the page it returns ('Query items').\n"
+            "    'rest' is the handler's own time, which is what must not grow"
+        )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=7, help="fresh interpreters per side for (a); at least 7")
+    parser.add_argument("--calls", type=int, default=300, help="timed calls per side for (b); at least 200")
+    parser.add_argument("--warmup", type=int, default=50, help="untimed calls per side before (b)")
+    parser.add_argument("--reps", type=int, default=5, help="calls per action for (c), after one warm-up call")
+    parser.add_argument("--dequeues", type=int, default=20, help="timed dequeues per backlog size for (c)")
+    parser.add_argument("--backlog", type=int, default=10_000, help="the large backlog for (c); the small one is 10")
+    parser.add_argument(
+        "--quick", action="store_true", help="fewer samples for (a) and (b) (3 interpreters, 100 calls): rougher ratios"
+    )
+    parser.add_argument("--sections", default="abc", help="which sections to run, e.g. 'c' (default 'abc')")
+    args = parser.parse_args()
+    if args.quick:
+        runs, calls, warmup = 3, 100, 20
+    else:
+        runs, calls, warmup = max(args.runs, 7), max(args.calls, 200), args.warmup
+    reps, dequeues, backlog = max(args.reps, 1), max(args.dequeues, 1), max(args.backlog, 10)
+
+    print(f"Python {sys.version.split()[0]} on {sys.platform}; handler {HANDLER_FILE.relative_to(ROOT)}")
+    if "a" in args.sections:
+        print()
+        report_imports(runs)
+    if "b" in args.sections:
+        print()
+        report_latency(calls, warmup)
+    if "c" in args.sections:
+        print()
+        report_requests(reps, dequeues, backlog)
     return 0
 
 

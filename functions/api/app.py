@@ -2,14 +2,20 @@
 
 from aws_lambda_powertools.logging import correlation_paths
 from mangum import Mangum
+from mangum.adapter import DEFAULT_TEXT_MIME_TYPES
 
 from agent_workspace.api.app import create_app
 from agent_workspace.config import get_settings
 from agent_workspace.observability import logger, metrics, tracer
 from agent_workspace.runtime import Runtime
 
-# lifespan="off": Mangum would otherwise run the app's lifespan on every invocation.
-_asgi = Mangum(create_app(Runtime.from_settings(get_settings())), lifespan="off")
+# lifespan="off": Mangum would otherwise run the app's lifespan on every invocation. Problem JSON is
+# text too: without it Mangum would base64-encode every error body.
+_asgi = Mangum(
+    create_app(Runtime.from_settings(get_settings())),
+    lifespan="off",
+    text_mime_types=[*DEFAULT_TEXT_MIME_TYPES, "application/problem+json"],
+)
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.LAMBDA_FUNCTION_URL, log_event=False)

@@ -154,7 +154,8 @@ def test_another_accounts_human_sees_nothing_of_this_workspace(live, runtime, se
 def test_bad_workspace_bodies_get_422_naming_the_field(live, seeded, body, expected):
     response = httpx.post(f"{live.url}/api/workspaces", json=body, headers=human(seeded.human_token))
     assert response.status_code == 422
-    assert expected in response.json()["error"]
+    assert response.headers["content-type"] == "application/problem+json"
+    assert expected in response.json()["detail"]
 
 
 def test_tokens_are_stored_only_as_hashes(live, runtime, seeded):

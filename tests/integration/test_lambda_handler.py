@@ -222,7 +222,7 @@ def test_get_mcp_is_refused_with_405_instead_of_opening_a_stream(aws_lambda, see
         raise reply
     assert reply.status == 405
     assert reply.headers["allow"] == "POST"
-    assert "POST" in reply.json()["error"]
+    assert "POST" in reply.json()["detail"]
 
 
 @pytest.mark.parametrize("path", ["/mcp", "/mcp/"])
@@ -258,7 +258,7 @@ def test_mcp_without_a_token_gets_401_pointing_at_resource_metadata(aws_lambda, 
     assert challenge.startswith("Bearer ")
     host = event["requestContext"]["domainName"]
     assert f'resource_metadata="https://{host}/.well-known/oauth-protected-resource"' in challenge
-    assert "missing bearer token" in reply.json()["error"]
+    assert "missing bearer token" in reply.json()["detail"]
 
 
 def test_mcp_with_an_unknown_token_gets_401(aws_lambda, seeded):

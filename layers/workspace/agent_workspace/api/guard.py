@@ -9,7 +9,7 @@ first, so "the server's own origin" cannot be spoofed.
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from agent_workspace.api.asgi_json import send_json
+from agent_workspace.api.asgi_json import send_problem
 from agent_workspace.config import Settings
 
 
@@ -24,11 +24,11 @@ class HostOriginGuard:
             headers = Headers(scope=scope)
             host = headers.get("host", "").lower()
             if self._hosts and host not in self._hosts:
-                await send_json(send, 421, {"error": f"host {host!r} is not served here"})
+                await send_problem(send, 421, f"host {host!r} is not served here")
                 return
             origin = headers.get("origin")
             if origin is not None and not self._origin_allowed(origin.lower().rstrip("/"), host, scope):
-                await send_json(send, 403, {"error": "origin not allowed"})
+                await send_problem(send, 403, "origin not allowed")
                 return
         await self._app(scope, receive, send)
 

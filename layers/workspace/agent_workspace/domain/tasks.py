@@ -53,10 +53,11 @@ class Message:
     text: str
     created_at: str
     attachments: tuple[AttachmentRef, ...] = ()
-    kind: str = "message"
+    kind: str = "message"  # "message", or "question" / "answer" for an elicitation
+    details: dict[str, Any] | None = None  # a question's or answer's particulars
 
     def public(self) -> dict[str, Any]:
-        return {
+        shown = {
             "id": self.id,
             "from": self.author,
             "kind": self.kind,
@@ -64,6 +65,9 @@ class Message:
             "attachments": [a.public() for a in self.attachments],
             "createdAt": self.created_at,
         }
+        if self.details:
+            shown.update(self.details)
+        return shown
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.requests import HTTPConnection
 from starlette.types import Receive, Scope, Send
 
-from agent_workspace.api.asgi_json import send_json
+from agent_workspace.api.asgi_json import send_problem
 from agent_workspace.api.auth import authenticate, www_authenticate
 from agent_workspace.blocking import run_blocking
 from agent_workspace.domain.errors import Unauthorized, WorkspaceError
@@ -36,7 +36,7 @@ class McpEndpoint:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["method"] != "POST":
             # In stateless mode a GET would open an SSE stream that never ends: a Lambda would hang until timeout.
-            await send_json(send, 405, {"error": "only POST is served at /mcp"}, [(b"allow", b"POST")])
+            await send_problem(send, 405, "only POST is served at /mcp", [(b"allow", b"POST")])
             return
         connection = HTTPConnection(scope)
         try:
@@ -45,7 +45,7 @@ class McpEndpoint:
             extra = []
             if isinstance(error, Unauthorized):
                 extra = [(b"www-authenticate", www_authenticate(self._runtime, connection).encode())]
-            await send_json(send, error.http_status, {"error": error.message}, extra)
+            await send_problem(send, error.http_status, error.message, extra)
             return
         scope.setdefault("state", {})[REQUEST_STATE_KEY] = Call(principal, self._runtime, _request_id(scope))
         manager = StreamableHTTPSessionManager(

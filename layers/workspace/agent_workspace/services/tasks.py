@@ -15,6 +15,7 @@ from agent_workspace.domain.ids import ALPHABET, new_id
 from agent_workspace.domain.models import Principal
 from agent_workspace.domain.tasks import (
     BODY_MAX,
+    STATUSES,
     TEXT_MAX,
     TITLE_MAX,
     AttachmentRef,
@@ -117,11 +118,18 @@ def get_task(
             raise NotFound(f"no task {task_id} in this workspace")
         return task.public()
     task, messages, next_cursor = rt.tasks.get_with_conversation(workspace_id, task_id, limit, cursor)
-    return {**task.public(), "conversation": {"messages": [m.public() for m in messages], "nextCursor": next_cursor}}
+    return {
+        **task.public(),
+        "history": list(task.history),
+        "conversation": {"messages": [m.public() for m in messages], "nextCursor": next_cursor},
+    }
 
 
 def set_status(rt: Runtime, actor: Actor, task_id: str, status: str) -> Task:
-    task, old = rt.tasks.set_status(actor.account_id, actor.workspace_id, task_id, status, actor.kind, iso(rt.clock()))
+    if status not in STATUSES:
+        raise PayloadError(f"status must be one of {', '.join(STATUSES)}", field="status")
+    by = {"by": actor.kind, "tokenId": actor.token_id}
+    task, old = rt.tasks.set_status(actor.account_id, actor.workspace_id, task_id, status, by, iso(rt.clock()))
     if old != status:
         count(f"TaskStatus{status.capitalize()}")
     return task
@@ -130,7 +138,8 @@ def set_status(rt: Runtime, actor: Actor, task_id: str, status: str) -> Task:
 def post_message(rt: Runtime, actor: Actor, task_id: str, text: str, attachments: list[Any]) -> Message:
     check_text(text, "text", TEXT_MAX)
     decoded = decode_attachments(attachments)
-    if rt.tasks.get(actor.workspace_id, task_id) is None:  # before any upload: a wrong id stores nothing
+    # With files, check the task before uploading so a wrong id stores nothing; without, the write itself checks.
+    if decoded and rt.tasks.get(actor.workspace_id, task_id) is None:
         raise NotFound(f"no task {task_id} in this workspace")
     now = iso(rt.clock())
     refs = _store_contents(rt, actor.workspace_id, task_id, decoded, now)

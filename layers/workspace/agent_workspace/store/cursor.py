@@ -13,14 +13,22 @@ def encode_cursor(last_key: dict[str, Any] | None) -> str | None:
     return base64.urlsafe_b64encode(json.dumps(last_key, separators=(",", ":")).encode()).decode().rstrip("=")
 
 
-def decode_cursor(cursor: str | None, partition_attribute: str, partition_value: str) -> dict[str, Any] | None:
-    """The start key, which must lie in the partition being read: a cursor never crosses workspaces."""
+def decode_cursor(
+    cursor: str | None, partition: dict[str, str], other_keys: tuple[str, ...]
+) -> dict[str, Any] | None:
+    """The start key, which must lie in the partition being read (a cursor never crosses workspaces)
+    and hold exactly the key attributes the read needs."""
     if not cursor:
         return None
     try:
         padded = cursor + "=" * (-len(cursor) % 4)
         key = json.loads(base64.urlsafe_b64decode(padded.encode()))
-        valid = isinstance(key, dict) and key.get(partition_attribute) == {"S": partition_value}
+        valid = (
+            isinstance(key, dict)
+            and all(key.get(name) == {"S": value} for name, value in partition.items())
+            and set(key) == {*partition, *other_keys}
+            and all(isinstance(key[name], dict) and isinstance(key[name].get("S"), str) for name in other_keys)
+        )
     except (ValueError, UnicodeDecodeError):
         valid = False
     if not valid:

@@ -2,6 +2,7 @@
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from decimal import Decimal
 from typing import Any
 
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
@@ -29,11 +30,32 @@ _RETRYABLE_CODES = {
 
 
 def to_item(values: dict[str, Any]) -> dict[str, Any]:
-    return {key: _serializer.serialize(value) for key, value in values.items() if value is not None}
+    return {key: _serializer.serialize(_to_dynamo(value)) for key, value in values.items() if value is not None}
 
 
 def from_item(item: dict[str, Any]) -> dict[str, Any]:
-    return {key: _deserializer.deserialize(value) for key, value in item.items()}
+    return {key: _from_dynamo(_deserializer.deserialize(value)) for key, value in item.items()}
+
+
+def _to_dynamo(value: Any) -> Any:
+    """DynamoDB numbers are decimals; JSON content (answers, schemas) brings floats."""
+    if isinstance(value, float):
+        return Decimal(repr(value))
+    if isinstance(value, dict):
+        return {k: _to_dynamo(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_to_dynamo(v) for v in value]
+    return value
+
+
+def _from_dynamo(value: Any) -> Any:
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, dict):
+        return {k: _from_dynamo(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_from_dynamo(v) for v in value]
+    return value
 
 
 def key(pk: str, sk: str) -> dict[str, Any]:

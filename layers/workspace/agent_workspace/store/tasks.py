@@ -10,7 +10,7 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from agent_workspace.domain.errors import Conflict, NotFound, Unavailable
+from agent_workspace.domain.errors import Conflict, NotFound, PayloadError, Unavailable
 from agent_workspace.domain.tasks import AttachmentRef, Message, Task
 from agent_workspace.store import keys
 from agent_workspace.store.cursor import decode_cursor, encode_cursor
@@ -41,19 +41,11 @@ class TaskStore:
     def add_message(self, account_id: str, workspace_id: str, task_id: str, message: Message) -> None:
         """The message and its attachment records; refused if the task does not exist."""
         items: list[dict[str, Any]] = [
-            {
-                "Update": {
-                    "TableName": self._table,
-                    "Key": key(keys.workspace_pk(workspace_id), keys.task_sk(task_id)),
-                    "UpdateExpression": "SET updatedAt = :now",
-                    "ConditionExpression": "attribute_exists(PK)",
-                    "ExpressionAttributeValues": to_item({":now": message.created_at}),
-                }
-            },
+            touch_task(self._table, workspace_id, task_id, message.created_at),
             {
                 "Put": {
                     "TableName": self._table,
-                    "Item": to_item(_message_item(workspace_id, task_id, message)),
+                    "Item": to_item(message_item(workspace_id, task_id, message)),
                     "ConditionExpression": _NEW_ITEM,
                 }
             },
@@ -68,7 +60,7 @@ class TaskStore:
             raise Conflict("an attachment id in this message is already used in the task; pick another id") from None
 
     def set_status(
-        self, account_id: str, workspace_id: str, task_id: str, status: str, actor: str, now: str
+        self, account_id: str, workspace_id: str, task_id: str, status: str, by: dict[str, str], now: str
     ) -> tuple[Task, str]:
         """Move a task to `status`, keep the change in its history and the counts in step.
 
@@ -79,7 +71,9 @@ class TaskStore:
             current = self.get(workspace_id, task_id, consistent=True)
             if current is None:
                 raise NotFound(f"no task {task_id} in this workspace")
-            entry = {"status": status, "at": now, "by": actor}
+            if current.status == status:
+                return current, status  # not a change: nothing to record
+            entry = {"status": status, "at": now, **by}
             names = {"#status": "status"}
             values: dict[str, Any] = {
                 ":new": status,
@@ -110,8 +104,7 @@ class TaskStore:
                     }
                 }
             ]
-            if current.status != status:
-                items.append(self._count_update(account_id, workspace_id, {current.status: -1, status: 1}))
+            items.append(self._count_update(account_id, workspace_id, {current.status: -1, status: 1}))
             try:
                 self._transact(items, "")
             except Conflict:
@@ -204,9 +197,9 @@ class TaskStore:
     ) -> tuple[Task, list[Message], str | None]:
         """The task and a page of its messages, oldest first: one Query for the first page."""
         pk = keys.workspace_pk(workspace_id)
-        start = decode_cursor(cursor, keys.PK, pk)
-        if start is not None and not start.get(keys.SK, {}).get("S", "").startswith(keys.message_sk(task_id, "")):
-            raise NotFound("cursor does not belong to this task's conversation")
+        start = decode_cursor(cursor, {keys.PK: pk}, (keys.SK,))
+        if start is not None and not start[keys.SK]["S"].startswith(keys.message_sk(task_id, "")):
+            raise PayloadError("cursor is not one this task's conversation returned", field="cursor")
         task = None if start is None else self.get(workspace_id, task_id)
         request: dict[str, Any] = {
             "TableName": self._table,
@@ -216,7 +209,6 @@ class TaskStore:
         if start is not None:
             request["ExclusiveStartKey"] = start
         messages: list[Message] = []
-        attachments: dict[str, AttachmentRef] = {}
         last_key = None
         with translating_errors():
             while True:
@@ -227,8 +219,7 @@ class TaskStore:
                     if sk == keys.task_sk(task_id):
                         task = _task(values)
                     elif sk.startswith(keys.attachment_sk(task_id, "")):
-                        ref = _attachment(values)
-                        attachments[ref.id] = ref
+                        continue  # attachment records: the task and messages carry their own copies
                     elif len(messages) < limit:
                         messages.append(_message(values))
                         last_key = {keys.PK: raw[keys.PK], keys.SK: raw[keys.SK]}
@@ -266,7 +257,7 @@ class TaskStore:
             request["FilterExpression"] = "assignee = :assignee"
             values[":assignee"] = assignee
         request["ExpressionAttributeValues"] = to_item(values)
-        start = decode_cursor(cursor, keys.GSI2_PK, pk)
+        start = decode_cursor(cursor, {keys.GSI2_PK: pk}, (keys.PK, keys.SK, keys.GSI2_SK))
         if start is not None:
             request["ExclusiveStartKey"] = start
         tasks: list[Task] = []
@@ -274,10 +265,12 @@ class TaskStore:
             while True:
                 page = self._db.query(**request)
                 tasks.extend(_task(from_item(item)) for item in page.get("Items", []))
-                last = page.get("LastEvaluatedKey")
-                if last is None or len(tasks) >= limit:
-                    return tasks[:limit], encode_cursor(last)
-                request["ExclusiveStartKey"] = last
+                if len(tasks) >= limit:
+                    # A filtered page may hold more than asked: resume right after the last one returned.
+                    return tasks[:limit], encode_cursor(_list_key(tasks[limit - 1]))
+                if "LastEvaluatedKey" not in page:
+                    return tasks, None
+                request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
     # -- helpers -------------------------------------------------------------------------------
 
@@ -314,6 +307,19 @@ class TaskStore:
             self._db.transact_write_items(TransactItems=items)
 
 
+def touch_task(table: str, workspace_id: str, task_id: str, now: str) -> dict[str, Any]:
+    """A transaction item that sets the task's `updatedAt`, and fails the transaction if there is no task."""
+    return {
+        "Update": {
+            "TableName": table,
+            "Key": key(keys.workspace_pk(workspace_id), keys.task_sk(task_id)),
+            "UpdateExpression": "SET updatedAt = :now",
+            "ConditionExpression": "attribute_exists(PK)",
+            "ExpressionAttributeValues": to_item({":now": now}),
+        }
+    }
+
+
 def _back_off(attempt: int) -> None:
     time.sleep(random.uniform(0, 0.01 * 2**attempt))  # jittered: contenders spread out instead of colliding again
 
@@ -321,6 +327,18 @@ def _back_off(attempt: int) -> None:
 def _is_queued(assignee: str, status: str, cron_schedule: str | None) -> bool:
     """In the agent's queue: a not-started task for the agent that is not a cron template."""
     return assignee == "agent" and status == "notstarted" and not cron_schedule
+
+
+def _list_key(task: Task) -> dict[str, Any]:
+    """The GSI2 position of a task, as DynamoDB's ExclusiveStartKey wants it."""
+    return to_item(
+        {
+            keys.PK: keys.workspace_pk(task.workspace_id),
+            keys.SK: keys.task_sk(task.id),
+            keys.GSI2_PK: keys.task_list_pk(task.workspace_id),
+            keys.GSI2_SK: keys.task_list_sk(task.status, task.created_at, task.id),
+        }
+    )
 
 
 def _found(task: Task | None, task_id: str) -> Task:
@@ -357,7 +375,7 @@ def _task_item(task: Task, queued: bool) -> dict[str, Any]:
     return item
 
 
-def _message_item(workspace_id: str, task_id: str, message: Message) -> dict[str, Any]:
+def message_item(workspace_id: str, task_id: str, message: Message) -> dict[str, Any]:
     return {
         keys.PK: keys.workspace_pk(workspace_id),
         keys.SK: keys.message_sk(task_id, message.id),
@@ -367,6 +385,7 @@ def _message_item(workspace_id: str, task_id: str, message: Message) -> dict[str
         "text": message.text,
         "createdAt": message.created_at,
         "attachments": [_attachment_values(ref) for ref in message.attachments],
+        "details": message.details,
     }
 
 
@@ -394,6 +413,7 @@ def _message(values: dict[str, Any]) -> Message:
         created_at=values["createdAt"],
         attachments=tuple(_attachment(a) for a in values.get("attachments", [])),
         kind=values.get("kind", "message"),
+        details=values.get("details"),
     )
 
 

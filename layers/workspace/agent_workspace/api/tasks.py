@@ -1,0 +1,226 @@
+"""Human REST API: a workspace's tasks, their conversation and attachments.
+
+The human's side of the work queue: the same use cases the agent reaches through the `task` tool
+(`services.tasks`), for a workspace of the caller's account; any other workspace is a 404.
+"""
+
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Query
+from pydantic import BaseModel, ConfigDict, Field
+
+from agent_workspace.api.deps import HumanDep, RuntimeDep
+from agent_workspace.api.errors import problem_responses
+from agent_workspace.domain.models import Principal
+from agent_workspace.domain.tasks import (
+    BODY_MAX,
+    MAX_ATTACHMENT_BYTES,
+    MAX_ATTACHMENTS,
+    STATUSES,
+    TEXT_MAX,
+    TITLE_MAX,
+)
+from agent_workspace.runtime import Runtime
+from agent_workspace.services import accounts, tasks
+from agent_workspace.services.tasks import Actor, NewTask
+from agent_workspace.tools.task import AttachmentIn
+
+router = APIRouter(
+    prefix="/api/workspaces/{workspace_id}/tasks",
+    tags=["tasks"],
+    responses=problem_responses(401, 403, 404, 422, 503),
+)
+
+Status = Literal[STATUSES]  # type: ignore[valid-type]
+Assignee = Literal["human", "agent"]
+
+_LIMITS = f"At most {MAX_ATTACHMENTS} files and {MAX_ATTACHMENT_BYTES // (1024 * 1024)} MiB of content per request."
+_ATTACHMENTS = Field(
+    default_factory=list,
+    description=f"Optional files: [{{id, filename, mimeType, data}}] with base64 data; ids unique per task. {_LIMITS}",
+)
+Limit = Annotated[int, Query(ge=1, le=200, description="Items per page, 1-200.")]
+Cursor = Annotated[str | None, Query(description="nextCursor of the previous page; leave out for the first page.")]
+
+
+# -- bodies ---------------------------------------------------------------------------------------
+
+
+class TaskIn(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    title: str = Field(description="Short title of the task.", json_schema_extra={"maxLength": TITLE_MAX})
+    body: str = Field(description="What the agent should do; may be empty.", json_schema_extra={"maxLength": BODY_MAX})
+    attachments: list[AttachmentIn] = _ATTACHMENTS
+
+
+class MessageIn(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    text: str = Field(description="The message the agent reads.", json_schema_extra={"maxLength": TEXT_MAX})
+    attachments: list[AttachmentIn] = _ATTACHMENTS
+
+
+class StatusIn(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    status: Status = Field(description="The task's new status.")
+
+
+# -- answers --------------------------------------------------------------------------------------
+
+
+class Shown(BaseModel):
+    """Documents what a service returns; a field it adds later passes through instead of being dropped."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class AttachmentOut(Shown):
+    id: str
+    filename: str
+    mimeType: str
+    size: int = Field(description="Bytes of content.")
+
+
+class Claim(Shown):
+    tokenId: str = Field(description="The agent token that dequeued the task.")
+    claimedAt: str
+    leaseExpiresAt: str = Field(description="Back in the queue then, unless the agent has started it.")
+
+
+class TaskOut(Shown):
+    id: str
+    title: str
+    body: str
+    status: Status
+    assignee: Assignee
+    createdBy: Assignee
+    createdAt: str
+    updatedAt: str
+    attachments: list[AttachmentOut]
+    clearContext: bool | None = Field(None, description="Present (true) when the agent's context is cleared first.")
+    cronSchedule: str | None = Field(None, description="Present on a recurring task template.")
+    timezone: str | None = Field(None, description="Present with cronSchedule when it is not UTC.")
+    eventId: str | None = Field(None, description="Present when completing the task publishes this event.")
+    claim: Claim | None = Field(None, description="Present while an agent holds the task from the queue.")
+
+
+class TaskPage(Shown):
+    tasks: list[TaskOut] = Field(description="By status, then oldest first.")
+    nextCursor: str | None = Field(description="Pass as cursor for the next page; null on the last one.")
+
+
+class MessageOut(Shown):
+    id: str
+    from_: Assignee = Field(alias="from", description="Who wrote it.")
+    kind: str = Field(
+        description="'message'; 'question' or 'answer' for an elicitation, whose particulars follow as further fields."
+    )
+    text: str
+    attachments: list[AttachmentOut]
+    createdAt: str
+
+
+class Conversation(Shown):
+    messages: list[MessageOut] = Field(description="Oldest first.")
+    nextCursor: str | None = Field(description="Pass as cursor for the next page of messages; null on the last one.")
+
+
+class StatusChange(Shown):
+    status: Status
+    at: str
+    by: Assignee = Field(description="Who changed it.")
+    tokenId: str | None = Field(None, description="The token that made the change, where recorded.")
+
+
+class TaskDetail(TaskOut):
+    conversation: Conversation
+    history: list[StatusChange] = Field(description="Every status change, oldest first; the first is the creation.")
+
+
+class AttachmentContent(AttachmentOut):
+    url: str | None = Field(None, description="With format=url: a time-limited download link.")
+    data: str | None = Field(None, description="With format=base64: the content, base64-encoded.")
+
+
+# -- routes ---------------------------------------------------------------------------------------
+
+
+@router.get("", response_model=TaskPage, response_model_exclude_unset=True)
+def list_tasks(
+    workspace_id: str,
+    human: HumanDep,
+    rt: RuntimeDep,
+    assignee: Annotated[Assignee | None, Query(description="Only the human's tasks, or only the agent's.")] = None,
+    status: Annotated[Status | None, Query(description="Only tasks in this status.")] = None,
+    limit: Limit = 50,
+    cursor: Cursor = None,
+) -> dict:
+    """The workspace's tasks, a page at a time."""
+    accounts.owned_workspace(rt.accounts, human.account_id, workspace_id)
+    return tasks.list_tasks(rt, workspace_id, status, assignee, limit, cursor)
+
+
+@router.post("", status_code=201, response_model=TaskOut, response_model_exclude_unset=True)
+def create_task(workspace_id: str, payload: TaskIn, human: HumanDep, rt: RuntimeDep) -> dict:
+    """Create a task for the agent: it joins the agent's queue as notstarted."""
+    actor = _actor(rt, human, workspace_id)
+    new = NewTask(title=payload.title, body=payload.body, assignee="agent", attachments=tuple(payload.attachments))
+    return tasks.create_task(rt, actor, new).public()
+
+
+@router.get("/{task_id}", response_model=TaskDetail, response_model_exclude_unset=True)
+def get_task(
+    workspace_id: str,
+    task_id: str,
+    human: HumanDep,
+    rt: RuntimeDep,
+    limit: Limit = 50,
+    cursor: Cursor = None,
+) -> dict:
+    """One task with a page of its conversation (limit and cursor page the messages) and its status history."""
+    accounts.owned_workspace(rt.accounts, human.account_id, workspace_id)
+    return tasks.get_task(rt, workspace_id, task_id, include_conversation=True, limit=limit, cursor=cursor)
+
+
+@router.post(
+    "/{task_id}/messages",
+    status_code=201,
+    response_model=MessageOut,
+    response_model_exclude_unset=True,
+    responses=problem_responses(409),  # an attachment id already used in the task
+)
+def post_message(workspace_id: str, task_id: str, payload: MessageIn, human: HumanDep, rt: RuntimeDep) -> dict:
+    """Post a message to the task's conversation, optionally with files."""
+    actor = _actor(rt, human, workspace_id)
+    return tasks.post_message(rt, actor, task_id, payload.text, list(payload.attachments)).public()
+
+
+@router.patch("/{task_id}", response_model=TaskOut, response_model_exclude_unset=True)
+def set_status(workspace_id: str, task_id: str, payload: StatusIn, human: HumanDep, rt: RuntimeDep) -> dict:
+    """Set the task's status; the change is added to its history."""
+    actor = _actor(rt, human, workspace_id)
+    return tasks.set_status(rt, actor, task_id, payload.status).public()
+
+
+@router.get(
+    "/{task_id}/attachments/{attachment_id}", response_model=AttachmentContent, response_model_exclude_unset=True
+)
+def get_attachment(
+    workspace_id: str,
+    task_id: str,
+    attachment_id: str,
+    human: HumanDep,
+    rt: RuntimeDep,
+    format: Annotated[
+        Literal["url", "base64"],
+        Query(description="'url' for a time-limited download link, 'base64' for the content itself."),
+    ] = "url",
+) -> dict:
+    """An attachment of the task or of one of its messages: its name, type and size, with a link or its content."""
+    accounts.owned_workspace(rt.accounts, human.account_id, workspace_id)
+    return tasks.attachment(rt, workspace_id, task_id, attachment_id, as_base64=format == "base64")
+
+
+def _actor(rt: Runtime, human: Principal, workspace_id: str) -> Actor:
+    """The human acting in one of the account's workspaces; another account's is a 404."""
+    accounts.owned_workspace(rt.accounts, human.account_id, workspace_id)
+    return Actor(kind="human", account_id=human.account_id, workspace_id=workspace_id, token_id=human.token_id)
