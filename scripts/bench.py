@@ -12,6 +12,8 @@
     action's own. Goals for the action's own: create 1 write (+ 1 S3 PutObject per attachment), get by
     id <= 2 reads, dequeue <= 2 requests whatever the backlog (10 vs 10,000 queued tasks, seeded in
     bulk from the store's own items; seeding is not measured).
+(d) DynamoDB reads per minute while `task elicit` waits for an answer (goal <= 60, one per second),
+    on the real wait loop with time simulated.
 
 A script, not a test: it prints figures and exits 0 whatever they are.
 """
@@ -952,6 +954,62 @@ def report_requests(reps: int, dequeues: int, backlog: int) -> None:
         )
 
 
+# -- (d) elicit: reads while waiting ---------------------------------------------------------------
+
+
+def report_elicit_reads(wait_seconds: int) -> None:
+    """Reads a waiting `task elicit` makes per minute, on the real wait loop with time simulated.
+
+    The loop sleeps on `anyio.sleep` and reads the clock from the runtime; both are replaced by a
+    virtual clock, so an hour of waiting takes a moment and every read is counted by botocore.
+    """
+    from datetime import UTC, datetime, timedelta
+
+    import anyio
+
+    from agent_workspace.domain.tokens import hash_token
+    from agent_workspace.services import elicitations
+    from agent_workspace.services.tasks import Actor, NewTask, create_task
+
+    print(f"(d) task elicit: DynamoDB reads while waiting {wait_seconds // 60} min for an answer that never comes")
+    with handler_on_moto() as stack, redirect_stdout(io.StringIO()):
+        runtime, seeded = stack.runtime, stack.seeded
+        principal = runtime.accounts.resolve_token(hash_token(seeded.agent_token))
+        actor = Actor.of(principal)
+        task = create_task(runtime, actor, NewTask(title="question", body=""))
+        question = elicitations.ask(
+            runtime, actor, task.id, "Which branch?", "url", None, "https://example.com", wait_seconds
+        )
+        now = [datetime.now(UTC)]
+        runtime.clock = lambda: now[0]
+        reads_at: list[float] = []
+        started = now[0]
+        runtime.clients.dynamodb.meta.events.register(
+            "before-call.dynamodb.GetItem", lambda **_: reads_at.append((now[0] - started).total_seconds())
+        )
+
+        class VirtualTime:
+            @staticmethod
+            async def sleep(seconds: float) -> None:
+                now[0] += timedelta(seconds=seconds)
+
+        real_anyio = elicitations.anyio
+        elicitations.anyio = VirtualTime  # type: ignore[assignment]
+        try:
+            outcome = anyio.run(elicitations.wait_for_answer, runtime, question, None)
+        finally:
+            elicitations.anyio = real_anyio
+    per_minute = Counter(int(at // 60) for at in reads_at)
+    minutes = max(wait_seconds // 60, 1)
+    print(f"    outcome: {outcome}; {len(reads_at)} reads in {wait_seconds} s of waiting")
+    print(
+        f"    reads per minute: first {per_minute[0]}, then {per_minute[1]} (average {len(reads_at) / minutes:.1f};"
+        f" goal <= 60, one per second)"
+    )
+    gaps = [b - a for a, b in zip(reads_at, reads_at[1:], strict=False)]
+    print(f"    longest gap between reads: {max(gaps):.2f} s (the most an answer waits to be noticed)")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=7, help="fresh interpreters per side for (a); at least 7")
@@ -963,7 +1021,7 @@ def main() -> int:
     parser.add_argument(
         "--quick", action="store_true", help="fewer samples for (a) and (b) (3 interpreters, 100 calls): rougher ratios"
     )
-    parser.add_argument("--sections", default="abc", help="which sections to run, e.g. 'c' (default 'abc')")
+    parser.add_argument("--sections", default="abcd", help="which sections to run, e.g. 'c' (default 'abcd')")
     args = parser.parse_args()
     if args.quick:
         runs, calls, warmup = 3, 100, 20
@@ -981,6 +1039,9 @@ def main() -> int:
     if "c" in args.sections:
         print()
         report_requests(reps, dequeues, backlog)
+    if "d" in args.sections:
+        print()
+        report_elicit_reads(3600)
     return 0
 
 

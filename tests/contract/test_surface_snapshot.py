@@ -52,7 +52,7 @@ def test_help_overview_lists_only_served_tools_in_the_reference_layout():
             "",
             "Tools:",
             "  task         This workspace's tasks, and talking to the human in them.",
-            "               actions: create, get, updateStatus, reply, getAttachment",
+            "               actions: create, get, updateStatus, reply, elicit, getAttachment",
             "  workspace    This workspace, and publishing its events.",
             "               actions: get",
             "",

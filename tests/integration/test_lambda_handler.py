@@ -11,6 +11,7 @@ import importlib.util
 import json
 import secrets
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,9 +40,10 @@ class LambdaContext:
     )
     log_group_name: str = "/aws/lambda/agent-workspace-ApiFunction-Xk2n7Qp9Lm3R"
     log_stream_name: str = "2026/12/02/[$LATEST]0123456789abcdef0123456789abcdef"
+    remaining_ms: int = 900_000
 
     def get_remaining_time_in_millis(self) -> int:
-        return 900_000
+        return self.remaining_ms
 
 
 @dataclass
@@ -60,8 +62,8 @@ class Lambda:
     def __init__(self, handler: Any) -> None:
         self._handler = handler
 
-    def invoke(self, event: dict[str, Any]) -> Reply:
-        context = LambdaContext(aws_request_id=event["requestContext"]["requestId"])
+    def invoke(self, event: dict[str, Any], remaining_ms: int = 900_000) -> Reply:
+        context = LambdaContext(aws_request_id=event["requestContext"]["requestId"], remaining_ms=remaining_ms)
         response = self._handler(event, context)
         headers = {k.lower(): v for k, v in (response.get("headers") or {}).items()}
         assert response.get("isBase64Encoded") is not True, "a JSON API should answer with a text body"
@@ -289,3 +291,28 @@ def test_rest_api_refuses_an_agent_token(aws_lambda, seeded):
     reply = aws_lambda.invoke(load_event("api_list_workspaces.json", seeded.agent_token))
 
     assert reply.status == 403
+
+
+def test_an_elicit_longer_than_the_invocation_returns_pending_before_the_invocation_ends(aws_lambda, runtime, seeded):
+    from agent_workspace.services.tasks import Actor, NewTask, create_task
+
+    task = create_task(runtime, Actor("human", seeded.account_id, seeded.workspace_id, "t"), NewTask("Ask", ""))
+    ask = {"taskId": task.id, "message": "Ship it?", "mode": "url", "url": "https://example.com/ok"}
+    event = load_event(
+        "mcp_tools_call_help.json",
+        seeded.agent_token,
+        {
+            "jsonrpc": "2.0",
+            "id": 9,
+            "method": "tools/call",
+            "params": {"name": "task", "arguments": {"action": "elicit", "payload": ask}},
+        },
+    )
+    started = time.monotonic()
+    reply = aws_lambda.invoke(event, remaining_ms=11_500)  # the margin before the end is 10 s by default
+    elapsed = time.monotonic() - started
+    parked = json.loads(text_of(result_of(reply)))
+    assert parked["action"] == "pending" and 0.5 < elapsed < 11.5
+    assert [q.id for q in runtime.elicitations.list_by_status(seeded.workspace_id, "pending")] == [
+        parked["elicitationId"]
+    ]

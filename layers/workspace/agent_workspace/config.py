@@ -34,6 +34,9 @@ class Settings(BaseSettings):
         1800, gt=0, description="A dequeued task not set ongoing (or later) within this returns to the queue."
     )
     attachment_url_seconds: int = Field(900, gt=0, le=604800, description="Lifetime of presigned attachment links.")
+    lambda_return_margin_seconds: float = Field(
+        10, ge=0, description="A long wait (elicit) returns this long before the Lambda invocation would time out."
+    )
     attachment_retention_days: int = Field(
         30, gt=0, description="Days attachments are kept (the bucket's lifecycle rule); older ones are expired."
     )

@@ -9,6 +9,7 @@ from agent_workspace.config import Settings
 from agent_workspace.store.accounts import AccountStore
 from agent_workspace.store.blobs import BlobStore
 from agent_workspace.store.clients import AwsClients
+from agent_workspace.store.elicitations import ElicitationStore
 from agent_workspace.store.tasks import TaskStore
 
 
@@ -37,3 +38,7 @@ class Runtime:
     @cached_property
     def blobs(self) -> BlobStore:
         return BlobStore(self.clients.s3, self.settings.attachments_bucket)
+
+    @cached_property
+    def elicitations(self) -> ElicitationStore:
+        return ElicitationStore(self.clients.dynamodb, self.settings.table_name)

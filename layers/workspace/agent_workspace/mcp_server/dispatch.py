@@ -5,6 +5,7 @@ action and the field; nothing below this module ever reaches the agent as a stac
 """
 
 import difflib
+import inspect
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -121,7 +122,10 @@ def _renamed(where: str, renames: dict[str, str], payload: Any) -> Any:
 async def _run(tool: Tool, action: Action, call: Call, payload: BaseModel) -> ToolOutcome:
     where = f"{tool.name} {action.name}"
     try:
-        result = await run_blocking(action.handler, call, payload)
+        if inspect.iscoroutinefunction(action.handler):
+            result = await action.handler(call, payload)
+        else:
+            result = await run_blocking(action.handler, call, payload)
     except WorkspaceError as error:
         return ToolOutcome(f"{where}: {error.message}", is_error=True)
     except Exception:

@@ -5,6 +5,7 @@ manager's `run()` can be entered only once, so the SDK's "enter run() in the lif
 from the second warm Lambda call on; a per-request manager has no such state to outlive.
 """
 
+import time
 import uuid
 from typing import Any
 
@@ -47,7 +48,9 @@ class McpEndpoint:
                 extra = [(b"www-authenticate", www_authenticate(self._runtime, connection).encode())]
             await send_problem(send, error.http_status, error.message, extra)
             return
-        scope.setdefault("state", {})[REQUEST_STATE_KEY] = Call(principal, self._runtime, _request_id(scope))
+        scope.setdefault("state", {})[REQUEST_STATE_KEY] = Call(
+            principal, self._runtime, _request_id(scope), _deadline(scope)
+        )
         manager = StreamableHTTPSessionManager(
             self._server,
             json_response=True,
@@ -57,6 +60,13 @@ class McpEndpoint:
         )
         async with manager.run():
             await manager.handle_request(scope, receive, send)
+
+
+def _deadline(scope: Scope) -> float | None:
+    """When the Lambda invocation serving this request ends, on the monotonic clock."""
+    lambda_context = scope.get("aws.context")
+    remaining = getattr(lambda_context, "get_remaining_time_in_millis", None)
+    return time.monotonic() + remaining() / 1000 if remaining else None
 
 
 def _request_id(scope: Scope) -> str:

@@ -35,10 +35,12 @@ class Call:
     principal: Principal
     runtime: Runtime
     request_id: str = ""
+    deadline: float | None = None  # time.monotonic() when the Lambda invocation ends; None under uvicorn
 
 
-# A handler runs in a worker thread (store calls block) and returns the answer's text, or an
-# object / list / None that the dispatcher renders as JSON.
+# A handler returns the answer's text, or an object / list / None that the dispatcher renders as
+# JSON. A plain function runs via `run_blocking` (store calls block); a coroutine function (one that
+# waits, like elicit) runs on the event loop and offloads its own store calls.
 Handler = Callable[[Call, Any], Any]
 
 

@@ -81,3 +81,12 @@ def task_list_pk(workspace_id: str) -> str:
 
 def task_list_sk(status: str, created_at: str, task_id: str) -> str:
     return f"{status}#{created_at}#{task_id}"
+
+
+def elicitation_sk(elicitation_id: str) -> str:
+    return f"ELICIT#{elicitation_id}"
+
+
+def elicitation_list_pk(workspace_id: str) -> str:
+    """GSI2: a workspace's questions to its human, by status then creation time."""
+    return f"ELICITS#{workspace_id}"

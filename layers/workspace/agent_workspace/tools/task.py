@@ -4,10 +4,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from agent_workspace.blocking import run_blocking
+from agent_workspace.domain.elicitations import MAX_TIMEOUT_SECONDS
 from agent_workspace.domain.errors import PayloadError
 from agent_workspace.domain.tasks import MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS
 from agent_workspace.mcp_server.registry import Action, Call, Payload, Tool
-from agent_workspace.services import tasks
+from agent_workspace.services import elicitations, tasks
 from agent_workspace.services.tasks import Actor, NewTask
 
 _LIMITS = f"At most {MAX_ATTACHMENTS} files and {MAX_ATTACHMENT_BYTES // (1024 * 1024)} MiB of content per call."
@@ -90,6 +92,38 @@ class ReplyPayload(Payload):
     attachments: list[AttachmentIn] = _ATTACHMENTS
 
 
+class ElicitPayload(Payload):
+    taskId: str = Field(description="The task the question belongs to; the human sees it there")
+    message: str | None = Field(None, description="The question. Required unless resuming with elicitationId.")
+    mode: Literal["form", "url"] | None = Field(
+        None,
+        description=(
+            "'form': the human fills in requestedSchema; 'url': the human opens url (e.g. to sign in or approve). "
+            "Required unless resuming with elicitationId."
+        ),
+    )
+    requestedSchema: dict[str, Any] | None = Field(
+        None,
+        description=(
+            'Form mode: {"type": "object", "properties": {...}, "required": [...]} with string, number, integer '
+            "or boolean properties (enum allowed)."
+        ),
+    )
+    url: str | None = Field(None, description="URL mode: the http(s) link the human should open.")
+    timeoutSeconds: int = Field(
+        MAX_TIMEOUT_SECONDS,
+        description=f"How long to wait for the answer, at most {MAX_TIMEOUT_SECONDS}. On timeout: cancel.",
+    )
+    elicitationId: str | None = Field(
+        None,
+        description=(
+            "Resume waiting on a question asked before. A wait that would outlive the server's invocation "
+            '(up to 15 minutes) returns {"action": "pending", "elicitationId": ...} instead: call elicit again '
+            "with the same taskId and that elicitationId. The question is never asked twice."
+        ),
+    )
+
+
 class GetAttachmentPayload(Payload):
     taskId: str = Field(description="The task the attachment belongs to")
     attachmentId: str = Field(description="The attachment's id, as listed on the task or message")
@@ -144,6 +178,35 @@ def reply(call: Call, payload: ReplyPayload) -> str:
     return f"reply posted to task {payload.taskId} with id={message.id}"
 
 
+async def elicit(call: Call, payload: ElicitPayload) -> dict:
+    actor = Actor.of(call.principal)
+    if payload.elicitationId is not None:
+        given = [name for name in ("message", "mode", "requestedSchema", "url") if getattr(payload, name) is not None]
+        if given:
+            raise PayloadError(
+                f"a resumed question keeps what it was asked with; leave out {', '.join(given)}", field=given[0]
+            )
+        question = await run_blocking(
+            elicitations.find, call.runtime, actor.workspace_id, payload.elicitationId, payload.taskId
+        )
+    else:
+        for name in ("message", "mode"):
+            if getattr(payload, name) is None:
+                raise PayloadError(f"missing required field '{name}' (or elicitationId to resume)", field=name)
+        question = await run_blocking(
+            elicitations.ask,
+            call.runtime,
+            actor,
+            payload.taskId,
+            payload.message,
+            payload.mode,
+            payload.requestedSchema,
+            payload.url,
+            payload.timeoutSeconds,
+        )
+    return await elicitations.wait_for_answer(call.runtime, question, call.deadline)
+
+
 def get_attachment(call: Call, payload: GetAttachmentPayload) -> dict:
     workspace_id = Actor.of(call.principal).workspace_id
     return tasks.attachment(
@@ -192,6 +255,25 @@ TOOL = Tool(
             payload=ReplyPayload,
             handler=reply,
             example={"taskId": "0kGogHmaqvZ", "text": "Tests pass; opening the pull request."},
+        ),
+        Action(
+            name="elicit",
+            summary=(
+                "Ask the human a question and wait for the answer: {action, content}, action being accept, decline "
+                "or cancel."
+            ),
+            payload=ElicitPayload,
+            handler=elicit,
+            example={
+                "taskId": "0kGogHmaqvZ",
+                "message": "Which branch should I release from?",
+                "mode": "form",
+                "requestedSchema": {
+                    "type": "object",
+                    "properties": {"branch": {"type": "string", "enum": ["main", "release"]}},
+                    "required": ["branch"],
+                },
+            },
         ),
         Action(
             name="getAttachment",

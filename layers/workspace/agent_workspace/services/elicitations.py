@@ -1,0 +1,174 @@
+"""Asking the human and waiting for the answer, within what a Lambda invocation may last.
+
+The question is stored before any waiting, so it survives whatever happens to the invocation. The
+wait polls the record with a growing interval (at most one read per `_MAX_POLL` seconds once
+settled); if the invocation would end before the question expires, the agent gets `pending` with
+the question's id and resumes the wait on the same question with another call.
+"""
+
+import time
+from datetime import timedelta
+from typing import Any
+
+import anyio
+
+from agent_workspace.blocking import run_blocking
+from agent_workspace.domain.clock import iso, parse_iso
+from agent_workspace.domain.elicitations import (
+    MAX_TIMEOUT_SECONDS,
+    MESSAGE_MAX,
+    Elicitation,
+    check_requested_schema,
+    check_url,
+    validate_answer,
+)
+from agent_workspace.domain.errors import Conflict, NotFound, PayloadError
+from agent_workspace.domain.ids import new_id
+from agent_workspace.domain.tasks import Message, check_text
+from agent_workspace.observability import count
+from agent_workspace.runtime import Runtime
+from agent_workspace.services.tasks import Actor
+
+_FIRST_POLL = 0.25
+_MAX_POLL = 3.0
+
+
+def ask(
+    rt: Runtime,
+    actor: Actor,
+    task_id: str,
+    message: str,
+    mode: str,
+    requested_schema: dict[str, Any] | None,
+    url: str | None,
+    timeout_seconds: int,
+) -> Elicitation:
+    check_text(message, "message", MESSAGE_MAX)
+    if not 1 <= timeout_seconds <= MAX_TIMEOUT_SECONDS:
+        raise PayloadError(
+            f"timeoutSeconds must be 1-{MAX_TIMEOUT_SECONDS} (at most {MAX_TIMEOUT_SECONDS}); got {timeout_seconds}",
+            field="timeoutSeconds",
+        )
+    if mode == "form":
+        if requested_schema is None:
+            raise PayloadError("form mode needs requestedSchema", field="requestedSchema")
+        if url is not None:
+            raise PayloadError("url belongs to url mode, not form", field="url")
+        check_requested_schema(requested_schema)
+    else:
+        if url is None:
+            raise PayloadError("url mode needs url", field="url")
+        if requested_schema is not None:
+            raise PayloadError("requestedSchema belongs to form mode, not url", field="requestedSchema")
+        check_url(url)
+    now = rt.clock()
+    elicitation = Elicitation(
+        id=new_id(),
+        workspace_id=actor.workspace_id,
+        task_id=task_id,
+        message=message,
+        mode=mode,
+        status="pending",
+        created_at=iso(now),
+        expires_at=iso(now + timedelta(seconds=timeout_seconds)),
+        requested_schema=requested_schema,
+        url=url,
+    )
+    details = {"elicitationId": elicitation.id, "mode": mode, "requestedSchema": requested_schema, "url": url}
+    question = Message(
+        id=new_id(),
+        author=actor.kind,
+        text=message,
+        created_at=elicitation.created_at,
+        kind="question",
+        details={k: v for k, v in details.items() if v is not None},
+    )
+    rt.elicitations.create(elicitation, question)
+    count("ElicitationAsked")
+    return elicitation
+
+
+def find(rt: Runtime, workspace_id: str, elicitation_id: str, task_id: str | None = None) -> Elicitation:
+    elicitation = rt.elicitations.get(workspace_id, elicitation_id)
+    if elicitation is None or (task_id is not None and elicitation.task_id != task_id):
+        raise NotFound(f"no question {elicitation_id} in this {'task' if task_id else 'workspace'}")
+    return elicitation
+
+
+async def wait_for_answer(rt: Runtime, elicitation: Elicitation, deadline: float | None) -> dict[str, Any]:
+    """The answer, `cancel` once the question expires, or `pending` just before the invocation must end.
+
+    `deadline` is the monotonic time the invocation ends (None when nothing bounds it, as under uvicorn).
+    """
+    expires = parse_iso(elicitation.expires_at)
+    return_by = None if deadline is None else deadline - rt.settings.lambda_return_margin_seconds
+    interval = _FIRST_POLL
+    while True:
+        if elicitation.status == "answered" and elicitation.answer is not None:
+            return elicitation.answer
+        if elicitation.status == "expired":
+            return {"action": "cancel"}
+        until_expiry = (expires - rt.clock()).total_seconds()
+        if until_expiry <= 0:
+            if await run_blocking(rt.elicitations.expire, elicitation):
+                count("ElicitationExpired")
+                return {"action": "cancel"}
+            elicitation = await run_blocking(find, rt, elicitation.workspace_id, elicitation.id)
+            continue
+        if return_by is not None and time.monotonic() + min(interval, until_expiry) >= return_by:
+            return _pending(elicitation)
+        await anyio.sleep(min(interval, until_expiry))
+        interval = min(interval * 1.5, _MAX_POLL)
+        elicitation = await run_blocking(find, rt, elicitation.workspace_id, elicitation.id)
+
+
+def answer(rt: Runtime, workspace_id: str, elicitation_id: str, action: str, content: Any) -> dict[str, Any]:
+    """Record the human's answer; it must fit the question, and a question is answered once."""
+    elicitation = find(rt, workspace_id, elicitation_id)
+    now = rt.clock()
+    if elicitation.status != "pending" or parse_iso(elicitation.expires_at) <= now:
+        raise Conflict(f"question {elicitation_id} was already answered or has expired")
+    reply = validate_answer(elicitation, action, content)
+    line = Message(
+        id=new_id(),
+        author="human",
+        text=_summary(reply),
+        created_at=iso(now),
+        kind="answer",
+        details={"elicitationId": elicitation.id, "answer": reply},
+    )
+    rt.elicitations.answer(elicitation, reply, iso(now), line)
+    count("ElicitationAnswered")
+    return {"id": elicitation.id, "taskId": elicitation.task_id, "answer": reply}
+
+
+def open_questions(rt: Runtime, workspace_id: str, status: str | None) -> list[dict[str, Any]]:
+    """Questions by status; a pending one past its expiry is shown as expired (its record catches up lazily)."""
+    now = rt.clock()
+    shown = []
+    for elicitation in rt.elicitations.list_by_status(workspace_id, status):
+        current = elicitation.status
+        if current == "pending" and parse_iso(elicitation.expires_at) <= now:
+            current = "expired"
+        if status is None or current == status:
+            shown.append({**elicitation.public(), "status": current})
+    return shown
+
+
+def _pending(elicitation: Elicitation) -> dict[str, Any]:
+    return {
+        "action": "pending",
+        "elicitationId": elicitation.id,
+        "expiresAt": elicitation.expires_at,
+        "next": (
+            'The human has not answered yet. Keep waiting on the same question: task {"action": "elicit", '
+            f'"payload": {{"taskId": "{elicitation.task_id}", "elicitationId": "{elicitation.id}"}}}}'
+        ),
+    }
+
+
+def _summary(reply: dict[str, Any]) -> str:
+    if reply["action"] != "accept":
+        return f"Answered: {reply['action']}"
+    content = reply.get("content")
+    return "Answered: accept" + (f" {content}" if content else "")

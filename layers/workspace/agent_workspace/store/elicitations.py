@@ -1,0 +1,161 @@
+"""Questions to the human, in the workspace's partition, listed by status on GSI2."""
+
+from typing import Any
+
+from agent_workspace.domain.elicitations import Elicitation
+from agent_workspace.domain.errors import Conflict, NotFound
+from agent_workspace.domain.tasks import Message
+from agent_workspace.store import keys
+from agent_workspace.store.dynamo import from_item, key, to_item, translating_errors
+from agent_workspace.store.tasks import message_item, touch_task
+
+
+class ElicitationStore:
+    def __init__(self, dynamodb: Any, table_name: str) -> None:
+        self._db = dynamodb
+        self._table = table_name
+
+    def create(self, elicitation: Elicitation, question: Message) -> None:
+        """The question and its line in the task's conversation, only if the task exists."""
+        workspace_id, task_id = elicitation.workspace_id, elicitation.task_id
+        item = {
+            keys.PK: keys.workspace_pk(workspace_id),
+            keys.SK: keys.elicitation_sk(elicitation.id),
+            keys.GSI2_PK: keys.elicitation_list_pk(workspace_id),
+            keys.GSI2_SK: f"pending#{elicitation.created_at}#{elicitation.id}",
+            "id": elicitation.id,
+            "workspaceId": workspace_id,
+            "taskId": task_id,
+            "message": elicitation.message,
+            "mode": elicitation.mode,
+            "requestedSchema": elicitation.requested_schema,
+            "url": elicitation.url,
+            "status": "pending",
+            "createdAt": elicitation.created_at,
+            # Not "expiresAt": that name is the table's TTL attribute, which holds epoch seconds.
+            "waitUntil": elicitation.expires_at,
+        }
+        try:
+            with translating_errors():
+                self._db.transact_write_items(
+                    TransactItems=[
+                        touch_task(self._table, workspace_id, task_id, elicitation.created_at),
+                        {
+                            "Put": {
+                                "TableName": self._table,
+                                "Item": to_item(item),
+                                "ConditionExpression": "attribute_not_exists(PK)",
+                            }
+                        },
+                        {
+                            "Put": {
+                                "TableName": self._table,
+                                "Item": to_item(message_item(workspace_id, task_id, question)),
+                            }
+                        },
+                    ]
+                )
+        except Conflict:
+            raise NotFound(f"no task {task_id} in this workspace") from None
+
+    def get(self, workspace_id: str, elicitation_id: str) -> Elicitation | None:
+        with translating_errors():
+            item = self._db.get_item(
+                TableName=self._table,
+                Key=key(keys.workspace_pk(workspace_id), keys.elicitation_sk(elicitation_id)),
+                ConsistentRead=True,  # the waiting agent must see an answer as soon as it is written
+            ).get("Item")
+        return _elicitation(from_item(item)) if item else None
+
+    def answer(self, elicitation: Elicitation, answer: dict[str, Any], now: str, line: Message) -> None:
+        """Record the answer once, and only while the question is open; the conversation gets a line too."""
+        workspace_id = elicitation.workspace_id
+        with translating_errors("this question was already answered or has expired"):
+            self._db.transact_write_items(
+                TransactItems=[
+                    {
+                        "Update": {
+                            "TableName": self._table,
+                            "Key": key(keys.workspace_pk(workspace_id), keys.elicitation_sk(elicitation.id)),
+                            "UpdateExpression": "SET #status = :answered, answer = :answer, answeredAt = :now, "
+                            "GSI2SK = :listed",
+                            "ConditionExpression": "#status = :pending AND waitUntil > :now",
+                            "ExpressionAttributeNames": {"#status": "status"},
+                            "ExpressionAttributeValues": to_item(
+                                {
+                                    ":answered": "answered",
+                                    ":pending": "pending",
+                                    ":answer": answer,
+                                    ":now": now,
+                                    ":listed": f"answered#{elicitation.created_at}#{elicitation.id}",
+                                }
+                            ),
+                        }
+                    },
+                    {
+                        "Put": {
+                            "TableName": self._table,
+                            "Item": to_item(message_item(workspace_id, elicitation.task_id, line)),
+                        }
+                    },
+                ]
+            )
+
+    def expire(self, elicitation: Elicitation) -> bool:
+        """Mark an open question expired; False if it was answered meanwhile."""
+        try:
+            with translating_errors():
+                self._db.update_item(
+                    TableName=self._table,
+                    Key=key(keys.workspace_pk(elicitation.workspace_id), keys.elicitation_sk(elicitation.id)),
+                    UpdateExpression="SET #status = :expired, GSI2SK = :listed",
+                    ConditionExpression="#status = :pending",
+                    ExpressionAttributeNames={"#status": "status"},
+                    ExpressionAttributeValues=to_item(
+                        {
+                            ":expired": "expired",
+                            ":pending": "pending",
+                            ":listed": f"expired#{elicitation.created_at}#{elicitation.id}",
+                        }
+                    ),
+                )
+        except Conflict:
+            return False
+        return True
+
+    def list_by_status(self, workspace_id: str, status: str | None) -> list[Elicitation]:
+        condition = "GSI2PK = :pk"
+        values: dict[str, Any] = {":pk": keys.elicitation_list_pk(workspace_id)}
+        if status:
+            condition += " AND begins_with(GSI2SK, :status)"
+            values[":status"] = f"{status}#"
+        request: dict[str, Any] = {
+            "TableName": self._table,
+            "IndexName": keys.GSI2,
+            "KeyConditionExpression": condition,
+            "ExpressionAttributeValues": to_item(values),
+        }
+        found: list[Elicitation] = []
+        with translating_errors():
+            while True:
+                page = self._db.query(**request)
+                found.extend(_elicitation(from_item(item)) for item in page.get("Items", []))
+                if "LastEvaluatedKey" not in page:
+                    return found
+                request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+
+def _elicitation(values: dict[str, Any]) -> Elicitation:
+    return Elicitation(
+        id=values["id"],
+        workspace_id=values["workspaceId"],
+        task_id=values["taskId"],
+        message=values["message"],
+        mode=values["mode"],
+        status=values["status"],
+        created_at=values["createdAt"],
+        expires_at=values["waitUntil"],
+        requested_schema=values.get("requestedSchema"),
+        url=values.get("url"),
+        answer=values.get("answer"),
+    )

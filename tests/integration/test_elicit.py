@@ -1,0 +1,269 @@
+"""Elicit: the agent asks, the human answers over REST, the waiting agent receives exactly that."""
+
+import json
+import threading
+import time
+
+import anyio
+import httpx
+import pytest
+
+from agent_workspace.domain.tokens import hash_token
+from agent_workspace.local.stack import seed
+from agent_workspace.mcp_server.dispatch import dispatch
+from agent_workspace.mcp_server.registry import Call
+from agent_workspace.services import accounts
+from agent_workspace.tools import REGISTRY
+from tests.support import mcp_client, text_of
+
+pytestmark = pytest.mark.anyio
+
+BRANCH = {
+    "type": "object",
+    "properties": {"branch": {"type": "string", "enum": ["main", "release"]}, "force": {"type": "boolean"}},
+    "required": ["branch"],
+}
+
+
+def human(token: str) -> dict:
+    return {"authorization": f"Bearer {token}"}
+
+
+def create_task(runtime, seeded) -> str:
+    from agent_workspace.services.tasks import Actor, NewTask
+    from agent_workspace.services.tasks import create_task as create
+
+    return create(runtime, Actor("human", seeded.account_id, seeded.workspace_id, "t"), NewTask("Release", "")).id
+
+
+def pending(live, seeded, token=None) -> list[dict]:
+    url = f"{live.url}/api/workspaces/{seeded.workspace_id}/elicitations?status=pending"
+    response = httpx.get(url, headers=human(token or seeded.human_token))
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def wait_for_question(live, seeded, deadline_seconds: float = 10) -> dict:
+    deadline = time.monotonic() + deadline_seconds
+    while time.monotonic() < deadline:
+        questions = pending(live, seeded)
+        if questions:
+            return questions[0]
+        time.sleep(0.05)
+    raise AssertionError("the question never appeared in the pending list")
+
+
+def answer(live, seeded, question_id: str, body: dict, token=None) -> httpx.Response:
+    url = f"{live.url}/api/workspaces/{seeded.workspace_id}/elicitations/{question_id}/answer"
+    return httpx.post(url, json=body, headers=human(token or seeded.human_token))
+
+
+async def elicit(live, token: str, **payload) -> tuple[str, bool, float]:
+    async with mcp_client(live.url, token) as client:
+        started = time.monotonic()
+        result = await client.call_tool("task", {"action": "elicit", "payload": payload})
+        return text_of(result), result.is_error, time.monotonic() - started
+
+
+def in_thread(live, runtime, seeded, **payload) -> dict:
+    """The agent's elicit call in its own thread, as a real client would block on it."""
+    outcome: dict = {}
+
+    def run() -> None:
+        outcome["text"], outcome["is_error"], outcome["waited"] = anyio.run(
+            lambda: elicit(live, seeded.agent_token, **payload)
+        )
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    outcome["thread"] = thread
+    return outcome
+
+
+async def test_the_answer_arrives_while_the_agent_waits(live, runtime, seeded):
+    task_id = create_task(runtime, seeded)
+    waiting = in_thread(
+        live, runtime, seeded, taskId=task_id, message="Which branch?", mode="form", requestedSchema=BRANCH
+    )
+    question = wait_for_question(live, seeded)
+    assert (question["taskId"], question["message"], question["mode"]) == (task_id, "Which branch?", "form")
+    assert question["requestedSchema"] == BRANCH and question["url"] is None
+    response = answer(
+        live, seeded, question["id"], {"action": "accept", "content": {"branch": "release", "force": True}}
+    )
+    assert response.status_code == 200, response.text
+    waiting["thread"].join(timeout=30)
+    assert waiting["is_error"] is False
+    assert json.loads(waiting["text"]) == {"action": "accept", "content": {"branch": "release", "force": True}}
+    assert pending(live, seeded) == []
+
+    detail = httpx.get(
+        f"{live.url}/api/workspaces/{seeded.workspace_id}/tasks/{task_id}", headers=human(seeded.human_token)
+    ).json()
+    kinds = [(m["kind"], m["from"]) for m in detail["conversation"]["messages"]]
+    assert kinds == [("question", "agent"), ("answer", "human")]
+    assert detail["conversation"]["messages"][1]["answer"]["content"] == {"branch": "release", "force": True}
+
+
+async def test_decline_reaches_the_agent_and_a_second_answer_is_409(live, runtime, seeded):
+    task_id = create_task(runtime, seeded)
+    waiting = in_thread(
+        live, runtime, seeded, taskId=task_id, message="Deploy now?", mode="url", url="https://example.com/approve"
+    )
+    question = wait_for_question(live, seeded)
+    assert (question["mode"], question["url"]) == ("url", "https://example.com/approve")
+    assert answer(live, seeded, question["id"], {"action": "decline"}).status_code == 200
+    waiting["thread"].join(timeout=30)
+    assert json.loads(waiting["text"]) == {"action": "decline"}
+    again = answer(live, seeded, question["id"], {"action": "accept"})
+    assert again.status_code == 409
+
+
+async def test_invalid_answers_are_refused_and_the_question_stays_open(live, runtime, seeded):
+    task_id = create_task(runtime, seeded)
+    waiting = in_thread(
+        live,
+        runtime,
+        seeded,
+        taskId=task_id,
+        message="Which branch?",
+        mode="form",
+        requestedSchema=BRANCH,
+        timeoutSeconds=20,
+    )
+    question = wait_for_question(live, seeded)
+    for body, field in [
+        ({"action": "accept", "content": {"branch": "develop"}}, "content.branch"),
+        ({"action": "accept", "content": {"force": True}}, "content.branch"),
+        ({"action": "accept", "content": {"branch": "main", "force": "yes"}}, "content.force"),
+        ({"action": "accept"}, "content"),
+        ({"action": "decline", "content": {"branch": "main"}}, "content"),
+        ({"action": "maybe"}, "action"),
+    ]:
+        response = answer(live, seeded, question["id"], body)
+        assert response.status_code == 422, (body, response.text)
+        assert field in response.text, (body, response.text)
+    assert [q["id"] for q in pending(live, seeded)] == [question["id"]]
+    assert answer(live, seeded, question["id"], {"action": "accept", "content": {"branch": "main"}}).status_code == 200
+    waiting["thread"].join(timeout=30)
+    assert json.loads(waiting["text"]) == {"action": "accept", "content": {"branch": "main"}}
+
+
+async def test_timeout_returns_cancel_close_to_the_requested_time_and_expires_the_question(live, runtime, seeded):
+    task_id = create_task(runtime, seeded)
+    text, is_error, waited = await elicit(
+        live,
+        seeded.agent_token,
+        taskId=task_id,
+        message="Anyone?",
+        mode="form",
+        requestedSchema=BRANCH,
+        timeoutSeconds=2,
+    )
+    assert (json.loads(text), is_error) == ({"action": "cancel"}, False)
+    assert 2 <= waited < 4.5
+    assert pending(live, seeded) == []
+    expired = httpx.get(
+        f"{live.url}/api/workspaces/{seeded.workspace_id}/elicitations?status=expired",
+        headers=human(seeded.human_token),
+    ).json()
+    assert len(expired) == 1
+    assert answer(live, seeded, expired[0]["id"], {"action": "decline"}).status_code == 409
+
+
+@pytest.mark.parametrize(
+    ("payload", "expected"),
+    [
+        ({"message": "q", "mode": "form", "requestedSchema": BRANCH, "timeoutSeconds": 3601}, "3600"),
+        ({"message": "q", "mode": "form"}, "form mode needs requestedSchema"),
+        ({"message": "q", "mode": "form", "requestedSchema": {"type": "object"}}, "requestedSchema must be"),
+        ({"message": "q", "mode": "form", "requestedSchema": {"type": 5}}, "not a valid JSON Schema"),
+        (
+            {
+                "message": "q",
+                "mode": "form",
+                "requestedSchema": {"type": "object", "properties": {"a": {"type": "array"}}},
+            },
+            "requestedSchema.properties.a",
+        ),
+        ({"message": "q", "mode": "url"}, "url mode needs url"),
+        ({"message": "q", "mode": "url", "url": "ftp://x"}, "url must be an http(s) link"),
+        ({"mode": "url", "url": "https://x"}, "missing required field 'message'"),
+        ({"message": "q", "mode": "chat"}, "field 'mode'"),
+    ],
+)
+async def test_bad_questions_are_refused_before_anything_is_asked(live, runtime, seeded, payload, expected):
+    task_id = create_task(runtime, seeded)
+    text, is_error, _ = await elicit(live, seeded.agent_token, taskId=task_id, **payload)
+    assert is_error and text.startswith("task elicit:") and expected in text, text
+    assert pending(live, seeded) == []
+
+
+async def test_a_wait_longer_than_the_invocation_returns_pending_and_resumes_on_the_same_question(runtime, seeded):
+    runtime.settings = runtime.settings.model_copy(update={"lambda_return_margin_seconds": 0.5})
+    task_id = create_task(runtime, seeded)
+    principal = runtime.accounts.resolve_token(hash_token(seeded.agent_token))
+    short = Call(principal, runtime, "req", deadline=time.monotonic() + 1.5)  # a Lambda with 1.5 s left
+    payload = {"taskId": task_id, "message": "Which branch?", "mode": "form", "requestedSchema": BRANCH}
+    started = time.monotonic()
+    first = await dispatch(REGISTRY, short, "task", {"action": "elicit", "payload": payload})
+    assert time.monotonic() - started < 1.5
+    parked = json.loads(first.text)
+    assert parked["action"] == "pending" and parked["elicitationId"]
+    assert parked["elicitationId"] in parked["next"] and task_id in parked["next"]
+
+    questions = runtime.elicitations.list_by_status(seeded.workspace_id, "pending")
+    assert [q.id for q in questions] == [parked["elicitationId"]]  # asked once, still open
+    from agent_workspace.services.elicitations import answer as answer_question
+
+    answer_question(runtime, seeded.workspace_id, parked["elicitationId"], "accept", {"branch": "main"})
+    resumed = await dispatch(
+        REGISTRY,
+        Call(principal, runtime, "req2", deadline=time.monotonic() + 5),
+        "task",
+        {"action": "elicit", "payload": {"taskId": task_id, "elicitationId": parked["elicitationId"]}},
+    )
+    assert json.loads(resumed.text) == {"action": "accept", "content": {"branch": "main"}}
+    assert len(runtime.elicitations.list_by_status(seeded.workspace_id, None)) == 1
+
+
+async def test_resuming_refuses_a_changed_question_or_another_tasks_id(runtime, seeded):
+    task_id, other_task = create_task(runtime, seeded), create_task(runtime, seeded)
+    principal = runtime.accounts.resolve_token(hash_token(seeded.agent_token))
+    call = Call(principal, runtime, "r", deadline=time.monotonic() + 1)
+    from agent_workspace.services.elicitations import ask
+    from agent_workspace.services.tasks import Actor
+
+    question = ask(runtime, Actor.of(principal), task_id, "q?", "url", None, "https://x.example", 60)
+    changed = await dispatch(
+        REGISTRY,
+        call,
+        "task",
+        {"action": "elicit", "payload": {"taskId": task_id, "elicitationId": question.id, "message": "other"}},
+    )
+    assert changed.is_error and "leave out message" in changed.text
+    wrong_task = await dispatch(
+        REGISTRY, call, "task", {"action": "elicit", "payload": {"taskId": other_task, "elicitationId": question.id}}
+    )
+    assert wrong_task.is_error and f"no question {question.id}" in wrong_task.text
+
+
+async def test_only_the_workspaces_own_human_sees_or_answers_its_questions(live, runtime, seeded):
+    task_id = create_task(runtime, seeded)
+    from agent_workspace.services.elicitations import ask
+    from agent_workspace.services.tasks import Actor
+
+    principal = runtime.accounts.resolve_token(hash_token(seeded.agent_token))
+    question = ask(runtime, Actor.of(principal), task_id, "q?", "form", BRANCH, None, 60)
+    stranger = seed(runtime)
+    base = f"{live.url}/api/workspaces/{seeded.workspace_id}/elicitations"
+    assert httpx.get(base, headers=human(stranger.human_token)).status_code == 404
+    assert answer(live, seeded, question.id, {"action": "decline"}, token=stranger.human_token).status_code == 404
+    assert answer(live, seeded, question.id, {"action": "decline"}, token=seeded.agent_token).status_code == 403
+    _, other = accounts.create_workspace(runtime.accounts, seeded.account_id, "Other", "")
+    async with mcp_client(live.url, other.token) as client:
+        result = await client.call_tool(
+            "task", {"action": "elicit", "payload": {"taskId": task_id, "elicitationId": question.id}}
+        )
+    assert result.is_error and "no question" in text_of(result)
+    assert [q["id"] for q in pending(live, seeded)] == [question.id]
