@@ -774,6 +774,26 @@ def measure_requests(reps: int, dequeues: int, backlog: int) -> RequestFigures:
             lambda i: task("getAttachment", taskId=with_files[i], attachmentId="a2", format="base64"),
         )
 
+        run(
+            "memory save",
+            requests_at_most(2),
+            "memory",
+            lambda i: {"action": "save", "payload": {"name": "bench.md", "content": f"revision {i}"}},
+        )
+        run(
+            "memory save, expectedRevision",
+            requests_at_most(2),
+            "memory",
+            lambda i: {"action": "save", "payload": {"name": "checked.md", "content": f"v{i}", "expectedRevision": i}},
+        )
+        run("memory load", reads_at_most(1), "memory", lambda i: {"action": "load", "payload": {"name": "bench.md"}})
+        run(
+            "memory load, a revision",
+            reads_at_most(1),
+            "memory",
+            lambda i: {"action": "load", "payload": {"name": "bench.md", "revision": i + 1}},
+        )
+
         # The queue on its own: a second workspace whose queue holds exactly the backlog.
         with redirect_stdout(io.StringIO()):
             workspace, issued = accounts.create_workspace(store, seeded.account_id, "Backlog", "bench.py's queue")

@@ -53,6 +53,8 @@ def test_help_overview_lists_only_served_tools_in_the_reference_layout():
             "Tools:",
             "  task         This workspace's tasks, and talking to the human in them.",
             "               actions: create, get, updateStatus, reply, elicit, getAttachment",
+            "  memory       Notes that outlive a task, shared by every agent here.",
+            "               actions: load, save, delete",
             "  workspace    This workspace, and publishing its events.",
             "               actions: get",
             "",

@@ -10,6 +10,7 @@ from agent_workspace.store.accounts import AccountStore
 from agent_workspace.store.blobs import BlobStore
 from agent_workspace.store.clients import AwsClients
 from agent_workspace.store.elicitations import ElicitationStore
+from agent_workspace.store.memory import MemoryStore
 from agent_workspace.store.tasks import TaskStore
 
 
@@ -42,3 +43,7 @@ class Runtime:
     @cached_property
     def elicitations(self) -> ElicitationStore:
         return ElicitationStore(self.clients.dynamodb, self.settings.table_name)
+
+    @cached_property
+    def memory(self) -> MemoryStore:
+        return MemoryStore(self.clients.dynamodb, self.settings.table_name)

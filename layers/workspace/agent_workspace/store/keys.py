@@ -90,3 +90,48 @@ def elicitation_sk(elicitation_id: str) -> str:
 def elicitation_list_pk(workspace_id: str) -> str:
     """GSI2: a workspace's questions to its human, by status then creation time."""
     return f"ELICITS#{workspace_id}"
+
+
+def memory_sk(name: str) -> str:
+    return f"MEM#{name}"
+
+
+MEMORY_SK_PREFIX = "MEM#"
+
+
+def memory_revision_prefix(name: str) -> str:
+    """Kept revisions sort apart from the memories (`MEMREV#` does not begin with `MEM#`)."""
+    return f"MEMREV#{name}#"
+
+
+def memory_revision_sk(name: str, revision: int) -> str:
+    return f"{memory_revision_prefix(name)}{revision:010d}"
+
+
+def skill_ref_sk(name: str) -> str:
+    """A skill as one workspace sees it (its own or shared into it), in the workspace's partition."""
+    return f"SKILLREF#{name}"
+
+
+SKILL_REF_PREFIX = "SKILLREF#"
+
+
+def skill_pk(skill_id: str) -> str:
+    """The skill's own partition: its record (with SKILL.md) and its other files."""
+    return f"SKILL#{skill_id}"
+
+
+SKILL_SK = "SKILL"
+
+
+def skill_file_sk(path: str) -> str:
+    return f"FILE#{path}"
+
+
+def skill_home_id(workspace_id: str, name: str) -> str:
+    """The id a skill gets in the workspace that creates it, so that workspace reads it without its reference first.
+
+    Only a name re-created while the old skill still lives on in workspaces it was shared into gets
+    another id (`<workspaceId>.<name>.<id>`); references always say which.
+    """
+    return f"{workspace_id}.{name}"

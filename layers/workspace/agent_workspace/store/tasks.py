@@ -6,10 +6,10 @@ GSI1 is the agent's queue, GSI2 the human's listing by status; see docs/data-mod
 """
 
 import random
-import time
 from dataclasses import replace
 from typing import Any
 
+from agent_workspace.backoff import back_off
 from agent_workspace.domain.errors import Conflict, NotFound, PayloadError, Unavailable
 from agent_workspace.domain.tasks import AttachmentRef, Message, Task
 from agent_workspace.store import keys
@@ -108,7 +108,7 @@ class TaskStore:
             try:
                 self._transact(items, "")
             except Conflict:
-                _back_off(attempt)
+                back_off(attempt)
                 continue
             queued = _is_queued(current.assignee, status, current.cron_schedule)
             changed = replace(
@@ -152,7 +152,7 @@ class TaskStore:
                 claimed = self._try_claim(workspace_id, candidate, token_id, now, lease_until)
                 if claimed is not None:
                     return claimed
-            _back_off(attempt)
+            back_off(attempt)
         raise Unavailable("the queue is busy with other agents; retry shortly")
 
     def _try_claim(
@@ -318,10 +318,6 @@ def touch_task(table: str, workspace_id: str, task_id: str, now: str) -> dict[st
             "ExpressionAttributeValues": to_item({":now": now}),
         }
     }
-
-
-def _back_off(attempt: int) -> None:
-    time.sleep(random.uniform(0, 0.01 * 2**attempt))  # jittered: contenders spread out instead of colliding again
 
 
 def _is_queued(assignee: str, status: str, cron_schedule: str | None) -> bool:
