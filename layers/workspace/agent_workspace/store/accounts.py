@@ -6,7 +6,7 @@ from agent_workspace.domain.errors import Conflict, NotFound
 from agent_workspace.domain.models import TASK_STATUSES, Principal, TokenRecord, Workspace
 from agent_workspace.domain.tokens import TokenKind
 from agent_workspace.store import keys
-from agent_workspace.store.dynamo import from_item, key, to_item, translating_errors
+from agent_workspace.store.dynamo import from_item, key, query_all, to_item, translating_errors
 
 _NEW_ITEM = "attribute_not_exists(PK)"
 
@@ -75,7 +75,6 @@ class AccountStore:
         return _workspace(from_item(item)) if item else None
 
     def list_workspaces(self, account_id: str) -> list[Workspace]:
-        workspaces: list[Workspace] = []
         request: dict[str, Any] = {
             "TableName": self._table,
             "KeyConditionExpression": "PK = :pk AND begins_with(SK, :prefix)",
@@ -83,13 +82,7 @@ class AccountStore:
                 {":pk": keys.account_pk(account_id), ":prefix": keys.WORKSPACE_SK_PREFIX}
             ),
         }
-        with translating_errors():
-            while True:
-                page = self._db.query(**request)
-                workspaces.extend(_workspace(from_item(item)) for item in page.get("Items", []))
-                if "LastEvaluatedKey" not in page:
-                    return workspaces
-                request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+        return [_workspace(item) for item in query_all(self._db, request)]
 
     # -- tokens -----------------------------------------------------------------------------
 
@@ -168,14 +161,7 @@ class AccountStore:
                 {":pk": keys.account_pk(account_id), ":prefix": keys.token_ref_prefix(workspace_id)}
             ),
         }
-        tokens: list[TokenRecord] = []
-        with translating_errors():
-            while True:
-                page = self._db.query(**request)
-                tokens.extend(_token(from_item(item)) for item in page.get("Items", []))
-                if "LastEvaluatedKey" not in page:
-                    return tokens
-                request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+        return [_token(item) for item in query_all(self._db, request)]
 
     def revoke_token(self, account_id: str, workspace_id: str, token_id: str) -> None:
         """Delete the token so its next use gets 401; the reference goes with it in the same transaction."""

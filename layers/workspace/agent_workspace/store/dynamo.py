@@ -82,3 +82,16 @@ def translating_errors(conflict_message: str = "the item changed meanwhile; read
     except (EndpointConnectionError, ConnectTimeoutError, ReadTimeoutError, ConnectionClosedError) as error:
         # Only network failures are worth a retry; missing credentials or region are configuration bugs.
         raise Unavailable("the store could not be reached; retry shortly") from error
+
+
+def query_all(dynamodb: Any, request: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every item a Query matches, page after page, deserialised."""
+    request = dict(request)
+    items: list[dict[str, Any]] = []
+    with translating_errors():
+        while True:
+            page = dynamodb.query(**request)
+            items.extend(from_item(item) for item in page.get("Items", []))
+            if "LastEvaluatedKey" not in page:
+                return items
+            request["ExclusiveStartKey"] = page["LastEvaluatedKey"]

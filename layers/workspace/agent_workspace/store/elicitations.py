@@ -6,7 +6,7 @@ from agent_workspace.domain.elicitations import Elicitation
 from agent_workspace.domain.errors import Conflict, NotFound
 from agent_workspace.domain.tasks import Message
 from agent_workspace.store import keys
-from agent_workspace.store.dynamo import from_item, key, to_item, translating_errors
+from agent_workspace.store.dynamo import from_item, key, query_all, to_item, translating_errors
 from agent_workspace.store.tasks import message_item, touch_task
 
 
@@ -135,14 +135,7 @@ class ElicitationStore:
             "KeyConditionExpression": condition,
             "ExpressionAttributeValues": to_item(values),
         }
-        found: list[Elicitation] = []
-        with translating_errors():
-            while True:
-                page = self._db.query(**request)
-                found.extend(_elicitation(from_item(item)) for item in page.get("Items", []))
-                if "LastEvaluatedKey" not in page:
-                    return found
-                request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+        return [_elicitation(item) for item in query_all(self._db, request)]
 
 
 def _elicitation(values: dict[str, Any]) -> Elicitation:

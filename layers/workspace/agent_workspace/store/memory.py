@@ -8,7 +8,7 @@ from typing import Any
 
 from agent_workspace.domain.memory import REVISIONS_KEPT, Memory
 from agent_workspace.store import keys
-from agent_workspace.store.dynamo import from_item, key, to_item, translating_errors
+from agent_workspace.store.dynamo import from_item, key, query_all, to_item, translating_errors
 
 
 class MemoryStore:
@@ -122,14 +122,7 @@ class MemoryStore:
                 {":pk": keys.workspace_pk(workspace_id), ":prefix": keys.MEMORY_SK_PREFIX}
             ),
         }
-        found: list[Memory] = []
-        with translating_errors():
-            while True:
-                page = self._db.query(**request)
-                found.extend(_memory(from_item(item)) for item in page.get("Items", []))
-                if "LastEvaluatedKey" not in page:
-                    return found
-                request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+        return [_memory(item) for item in query_all(self._db, request)]
 
 
 def _memory(values: dict[str, Any]) -> Memory:
