@@ -671,6 +671,7 @@ class QueueFiller:
 def measure_requests(reps: int, dequeues: int, backlog: int) -> RequestFigures:
     with handler_on_moto() as stack:
         from agent_workspace.services import accounts
+        from agent_workspace.services import skills as skill_service
         from agent_workspace.services.tasks import Actor
 
         runtime, seeded = stack.runtime, stack.seeded
@@ -792,6 +793,61 @@ def measure_requests(reps: int, dequeues: int, backlog: int) -> RequestFigures:
             reads_at_most(1),
             "memory",
             lambda i: {"action": "load", "payload": {"name": "bench.md", "revision": i + 1}},
+        )
+
+        def skills(action: str, **payload: Any) -> dict[str, Any]:
+            return {"action": action, "payload": payload}
+
+        def skill_md(description: str, i: int) -> str:
+            return f"---\ndescription: {description}\n---\n# Bench skill\nSaved {i} times.\n"
+
+        run(
+            "skills save SKILL.md, new skill",
+            requests_at_most(2),
+            "skills",
+            lambda i: skills("save", uri=f"skill://bench-{i}/SKILL.md", content=skill_md("A bench skill.", i)),
+        )
+        run(
+            "skills save SKILL.md",
+            requests_at_most(2),
+            "skills",
+            lambda i: skills("save", uri="skill://bench-0/SKILL.md", content=skill_md("A bench skill.", i)),
+        )
+        run(
+            "skills save another file",
+            requests_at_most(2),
+            "skills",
+            lambda i: skills("save", uri=f"skill://bench-0/notes/{i}.md", content=f"note {i}"),
+        )
+        run("skills load", reads_at_most(1), "skills", lambda i: skills("load", uri="skill://bench-0"))
+        run(
+            "skills load a file",
+            reads_at_most(1),
+            "skills",
+            lambda i: skills("load", uri=f"skill://bench-0/notes/{i}.md"),
+        )
+        run("skills search", reads_at_most(1), "skills", lambda i: skills("search", q="bench"))
+        run(
+            "skills delete a file",
+            requests_at_most(2),
+            "skills",
+            lambda i: skills("delete", uri=f"skill://bench-0/notes/{i}.md"),
+        )
+        with redirect_stdout(io.StringIO()):
+            guest, guest_token = accounts.create_workspace(store, seeded.account_id, "Guest", "bench.py's shared skill")
+            skill_service.share(runtime, seeded.workspace_id, "bench-0", guest.id)
+        run(
+            "skills load, shared into the workspace",
+            reads_at_most(2),
+            "skills",
+            lambda i: skills("load", uri="skill://bench-0"),
+            token=guest_token.token,
+        )
+        run(
+            "skills save SKILL.md, 1 share, new desc.",
+            None,
+            "skills",
+            lambda i: skills("save", uri="skill://bench-0/SKILL.md", content=skill_md(f"Description {i}.", i)),
         )
 
         # The queue on its own: a second workspace whose queue holds exactly the backlog.

@@ -55,6 +55,8 @@ def test_help_overview_lists_only_served_tools_in_the_reference_layout():
             "               actions: create, get, updateStatus, reply, elicit, getAttachment",
             "  memory       Notes that outlive a task, shared by every agent here.",
             "               actions: load, save, delete",
+            "  skills       The skills this workspace can use.",
+            "               actions: search, load, save, delete",
             "  workspace    This workspace, and publishing its events.",
             "               actions: get",
             "",

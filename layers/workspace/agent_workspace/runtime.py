@@ -11,6 +11,7 @@ from agent_workspace.store.blobs import BlobStore
 from agent_workspace.store.clients import AwsClients
 from agent_workspace.store.elicitations import ElicitationStore
 from agent_workspace.store.memory import MemoryStore
+from agent_workspace.store.skills import SkillStore
 from agent_workspace.store.tasks import TaskStore
 
 
@@ -47,3 +48,7 @@ class Runtime:
     @cached_property
     def memory(self) -> MemoryStore:
         return MemoryStore(self.clients.dynamodb, self.settings.table_name)
+
+    @cached_property
+    def skills(self) -> SkillStore:
+        return SkillStore(self.clients.dynamodb, self.settings.table_name)
