@@ -22,7 +22,7 @@ class ElicitationStore:
             keys.PK: keys.workspace_pk(workspace_id),
             keys.SK: keys.elicitation_sk(elicitation.id),
             keys.GSI2_PK: keys.elicitation_list_pk(workspace_id),
-            keys.GSI2_SK: f"pending#{elicitation.created_at}#{elicitation.id}",
+            keys.GSI2_SK: keys.listing_sk("pending", elicitation.created_at, elicitation.id),
             "id": elicitation.id,
             "workspaceId": workspace_id,
             "taskId": task_id,
@@ -87,7 +87,7 @@ class ElicitationStore:
                                     ":pending": "pending",
                                     ":answer": answer,
                                     ":now": now,
-                                    ":listed": f"answered#{elicitation.created_at}#{elicitation.id}",
+                                    ":listed": keys.listing_sk("answered", elicitation.created_at, elicitation.id),
                                 }
                             ),
                         }
@@ -115,7 +115,7 @@ class ElicitationStore:
                         {
                             ":expired": "expired",
                             ":pending": "pending",
-                            ":listed": f"expired#{elicitation.created_at}#{elicitation.id}",
+                            ":listed": keys.listing_sk("expired", elicitation.created_at, elicitation.id),
                         }
                     ),
                 )
@@ -124,11 +124,7 @@ class ElicitationStore:
         return True
 
     def list_by_status(self, workspace_id: str, status: str | None) -> list[Elicitation]:
-        condition = "GSI2PK = :pk"
-        values: dict[str, Any] = {":pk": keys.elicitation_list_pk(workspace_id)}
-        if status:
-            condition += " AND begins_with(GSI2SK, :status)"
-            values[":status"] = f"{status}#"
+        condition, values = keys.listing_condition(keys.elicitation_list_pk(workspace_id), status)
         request: dict[str, Any] = {
             "TableName": self._table,
             "IndexName": keys.GSI2,

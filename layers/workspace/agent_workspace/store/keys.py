@@ -79,8 +79,16 @@ def task_list_pk(workspace_id: str) -> str:
     return f"TASKS#{workspace_id}"
 
 
-def task_list_sk(status: str, created_at: str, task_id: str) -> str:
-    return f"{status}#{created_at}#{task_id}"
+def listing_sk(status: str, created_at: str, item_id: str) -> str:
+    """GSI2 sort key of a task or a question: by status, then creation time."""
+    return f"{status}#{created_at}#{item_id}"
+
+
+def listing_condition(partition: str, status: str | None) -> tuple[str, dict[str, str]]:
+    """The GSI2 key condition (and its values) for one partition, narrowed to a status if given."""
+    if status:
+        return "GSI2PK = :pk AND begins_with(GSI2SK, :status)", {":pk": partition, ":status": f"{status}#"}
+    return "GSI2PK = :pk", {":pk": partition}
 
 
 def elicitation_sk(elicitation_id: str) -> str:

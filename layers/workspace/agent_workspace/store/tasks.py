@@ -80,7 +80,7 @@ class TaskStore:
                 ":old": current.status,
                 ":now": now,
                 ":entry": [entry],
-                ":gsi2sk": keys.task_list_sk(status, current.created_at, task_id),
+                ":gsi2sk": keys.listing_sk(status, current.created_at, task_id),
             }
             sets = ["#status = :new", "updatedAt = :now", "history = list_append(history, :entry)", "GSI2SK = :gsi2sk"]
             removes = []
@@ -242,11 +242,7 @@ class TaskStore:
     ) -> tuple[list[Task], str | None]:
         """A page of the workspace's tasks, by status then creation time (GSI2)."""
         pk = keys.task_list_pk(workspace_id)
-        condition = "GSI2PK = :pk"
-        values: dict[str, Any] = {":pk": pk}
-        if status:
-            condition += " AND begins_with(GSI2SK, :status)"
-            values[":status"] = f"{status}#"
+        condition, values = keys.listing_condition(pk, status)
         request: dict[str, Any] = {
             "TableName": self._table,
             "IndexName": keys.GSI2,
@@ -332,7 +328,7 @@ def _list_key(task: Task) -> dict[str, Any]:
             keys.PK: keys.workspace_pk(task.workspace_id),
             keys.SK: keys.task_sk(task.id),
             keys.GSI2_PK: keys.task_list_pk(task.workspace_id),
-            keys.GSI2_SK: keys.task_list_sk(task.status, task.created_at, task.id),
+            keys.GSI2_SK: keys.listing_sk(task.status, task.created_at, task.id),
         }
     )
 
@@ -348,7 +344,7 @@ def _task_item(task: Task, queued: bool) -> dict[str, Any]:
         keys.PK: keys.workspace_pk(task.workspace_id),
         keys.SK: keys.task_sk(task.id),
         keys.GSI2_PK: keys.task_list_pk(task.workspace_id),
-        keys.GSI2_SK: keys.task_list_sk(task.status, task.created_at, task.id),
+        keys.GSI2_SK: keys.listing_sk(task.status, task.created_at, task.id),
         "id": task.id,
         "workspaceId": task.workspace_id,
         "title": task.title,
