@@ -178,3 +178,34 @@ def test_request_bodies_over_the_limit_are_refused_before_they_are_read(moto_end
         padded = {**INIT, "params": {**INIT["params"], "clientInfo": {"name": "x" * 2048, "version": "1"}}}
         assert mcp_call(live, seeded.agent_token, padded).status_code == 413
         assert mcp_call(live, seeded.agent_token, INIT).status_code == 200
+
+
+def test_the_human_lists_mints_and_revokes_the_accounts_human_tokens(live, runtime, seeded):
+    base = f"{live.url}/api/tokens"
+    listed = httpx.get(base, headers=human(seeded.human_token))
+    assert listed.status_code == 200 and [t["current"] for t in listed.json()] == [True]
+    minted = httpx.post(base, headers=human(seeded.human_token))
+    assert minted.status_code == 201
+    spare, spare_id = minted.json()["humanToken"], minted.json()["id"]
+    assert httpx.get(f"{live.url}/api/workspaces", headers=human(spare)).status_code == 200
+    assert {t["id"]: t["current"] for t in httpx.get(base, headers=human(spare)).json()}[spare_id] is True
+
+    assert httpx.delete(f"{base}/{spare_id}", headers=human(seeded.human_token)).status_code == 204
+    assert httpx.get(f"{live.url}/api/workspaces", headers=human(spare)).status_code == 401
+    assert httpx.get(f"{live.url}/api/workspaces", headers=human(seeded.human_token)).status_code == 200
+
+
+def test_human_token_routes_never_reach_agent_tokens_or_another_account(live, runtime, seeded):
+    agent_tokens = httpx.get(
+        f"{live.url}/api/workspaces/{seeded.workspace_id}/tokens", headers=human(seeded.human_token)
+    ).json()
+    assert (
+        httpx.delete(f"{live.url}/api/tokens/{agent_tokens[0]['id']}", headers=human(seeded.human_token)).status_code
+        == 404
+    )
+    assert workspace_get(live, seeded.agent_token).status_code == 200
+    stranger = seed(runtime)
+    own = httpx.get(f"{live.url}/api/tokens", headers=human(seeded.human_token)).json()
+    assert httpx.delete(f"{live.url}/api/tokens/{own[0]['id']}", headers=human(stranger.human_token)).status_code == 404
+    assert httpx.get(f"{live.url}/api/tokens", headers=human(seeded.agent_token)).status_code == 403
+    assert httpx.get(f"{live.url}/api/workspaces", headers=human(seeded.human_token)).status_code == 200

@@ -5,7 +5,7 @@ from mcp.server.transport_security import RequestBodyLimitMiddleware
 from starlette.routing import Route
 
 from agent_workspace import __version__
-from agent_workspace.api import elicitations, errors, memory, skills, tasks, workspaces
+from agent_workspace.api import elicitations, errors, human_tokens, memory, skills, tasks, workspaces
 from agent_workspace.api.auth import METADATA_PATH, base_url
 from agent_workspace.api.guard import HostOriginGuard
 from agent_workspace.mcp_server.endpoint import McpEndpoint
@@ -46,6 +46,7 @@ def create_app(runtime: Runtime) -> FastAPI:
         }
 
     app.include_router(workspaces.router)
+    app.include_router(human_tokens.router)
     app.include_router(tasks.router)
     app.include_router(elicitations.router)
     app.include_router(memory.router)

@@ -153,23 +153,25 @@ class AccountStore:
             workspace_id=values.get("workspaceId"),
         )
 
-    def list_tokens(self, account_id: str, workspace_id: str) -> list[TokenRecord]:
+    def list_tokens(self, account_id: str, workspace_id: str | None) -> list[TokenRecord]:
+        """A workspace's agent tokens, or with `workspace_id` None the account's human tokens."""
         request: dict[str, Any] = {
             "TableName": self._table,
             "KeyConditionExpression": "PK = :pk AND begins_with(SK, :prefix)",
             "ExpressionAttributeValues": to_item(
-                {":pk": keys.account_pk(account_id), ":prefix": keys.token_ref_prefix(workspace_id)}
+                {":pk": keys.account_pk(account_id), ":prefix": keys.token_ref_prefix(_scope(workspace_id))}
             ),
         }
         return [_token(item) for item in query_all(self._db, request)]
 
-    def revoke_token(self, account_id: str, workspace_id: str, token_id: str) -> None:
+    def revoke_token(self, account_id: str, workspace_id: str | None, token_id: str) -> None:
         """Delete the token so its next use gets 401; the reference goes with it in the same transaction."""
-        ref_key = key(keys.account_pk(account_id), keys.token_ref_sk(workspace_id, token_id))
+        ref_key = key(keys.account_pk(account_id), keys.token_ref_sk(_scope(workspace_id), token_id))
         with translating_errors():
             ref = self._db.get_item(TableName=self._table, Key=ref_key, ConsistentRead=True).get("Item")
         if not ref:
-            raise NotFound(f"no token {token_id} in workspace {workspace_id}")
+            where = f"workspace {workspace_id}" if workspace_id else "this account's human tokens"
+            raise NotFound(f"no token {token_id} in {where}")
         values = from_item(ref)
         with translating_errors(f"token {token_id} was revoked meanwhile"):
             self._db.transact_write_items(
