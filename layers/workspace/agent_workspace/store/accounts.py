@@ -6,7 +6,7 @@ from agent_workspace.domain.errors import Conflict, NotFound
 from agent_workspace.domain.models import TASK_STATUSES, Principal, TokenRecord, Workspace
 from agent_workspace.domain.tokens import TokenKind
 from agent_workspace.store import keys
-from agent_workspace.store.dynamo import from_item, key, query_all, to_item, translating_errors
+from agent_workspace.store.dynamo import from_item, key, query_prefix, to_item, translating_errors
 
 _NEW_ITEM = "attribute_not_exists(PK)"
 
@@ -75,14 +75,8 @@ class AccountStore:
         return _workspace(from_item(item)) if item else None
 
     def list_workspaces(self, account_id: str) -> list[Workspace]:
-        request: dict[str, Any] = {
-            "TableName": self._table,
-            "KeyConditionExpression": "PK = :pk AND begins_with(SK, :prefix)",
-            "ExpressionAttributeValues": to_item(
-                {":pk": keys.account_pk(account_id), ":prefix": keys.WORKSPACE_SK_PREFIX}
-            ),
-        }
-        return [_workspace(item) for item in query_all(self._db, request)]
+        items = query_prefix(self._db, self._table, keys.account_pk(account_id), keys.WORKSPACE_SK_PREFIX)
+        return [_workspace(item) for item in items]
 
     # -- tokens -----------------------------------------------------------------------------
 
@@ -155,14 +149,8 @@ class AccountStore:
 
     def list_tokens(self, account_id: str, workspace_id: str | None) -> list[TokenRecord]:
         """A workspace's agent tokens, or with `workspace_id` None the account's human tokens."""
-        request: dict[str, Any] = {
-            "TableName": self._table,
-            "KeyConditionExpression": "PK = :pk AND begins_with(SK, :prefix)",
-            "ExpressionAttributeValues": to_item(
-                {":pk": keys.account_pk(account_id), ":prefix": keys.token_ref_prefix(_scope(workspace_id))}
-            ),
-        }
-        return [_token(item) for item in query_all(self._db, request)]
+        prefix = keys.token_ref_prefix(_scope(workspace_id))
+        return [_token(item) for item in query_prefix(self._db, self._table, keys.account_pk(account_id), prefix)]
 
     def revoke_token(self, account_id: str, workspace_id: str | None, token_id: str) -> None:
         """Delete the token so its next use gets 401; the reference goes with it in the same transaction."""

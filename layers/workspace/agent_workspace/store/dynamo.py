@@ -95,3 +95,15 @@ def query_all(dynamodb: Any, request: dict[str, Any]) -> list[dict[str, Any]]:
             if "LastEvaluatedKey" not in page:
                 return items
             request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+
+def query_prefix(dynamodb: Any, table: str, partition: str, sk_prefix: str) -> list[dict[str, Any]]:
+    """Every item of one partition whose sort key starts with `sk_prefix`, deserialised."""
+    return query_all(
+        dynamodb,
+        {
+            "TableName": table,
+            "KeyConditionExpression": "PK = :pk AND begins_with(SK, :prefix)",
+            "ExpressionAttributeValues": to_item({":pk": partition, ":prefix": sk_prefix}),
+        },
+    )

@@ -8,7 +8,7 @@ from typing import Any
 
 from agent_workspace.domain.memory import REVISIONS_KEPT, Memory
 from agent_workspace.store import keys
-from agent_workspace.store.dynamo import from_item, key, query_all, to_item, translating_errors
+from agent_workspace.store.dynamo import from_item, key, query_prefix, to_item, translating_errors
 
 
 class MemoryStore:
@@ -115,14 +115,8 @@ class MemoryStore:
         return True
 
     def list_all(self, workspace_id: str) -> list[Memory]:
-        request: dict[str, Any] = {
-            "TableName": self._table,
-            "KeyConditionExpression": "PK = :pk AND begins_with(SK, :prefix)",
-            "ExpressionAttributeValues": to_item(
-                {":pk": keys.workspace_pk(workspace_id), ":prefix": keys.MEMORY_SK_PREFIX}
-            ),
-        }
-        return [_memory(item) for item in query_all(self._db, request)]
+        items = query_prefix(self._db, self._table, keys.workspace_pk(workspace_id), keys.MEMORY_SK_PREFIX)
+        return [_memory(item) for item in items]
 
 
 def _memory(values: dict[str, Any]) -> Memory:

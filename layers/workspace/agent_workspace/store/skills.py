@@ -15,7 +15,7 @@ from agent_workspace.backoff import back_off
 from agent_workspace.domain.errors import Unavailable
 from agent_workspace.domain.skills import MAX_FILES, SKILL_MD, Skill, SkillFile, SkillRef
 from agent_workspace.store import keys
-from agent_workspace.store.dynamo import from_item, key, query_all, to_item, translating_errors
+from agent_workspace.store.dynamo import from_item, key, query_all, query_prefix, to_item, translating_errors
 
 _NEW_ITEM = "attribute_not_exists(PK)"
 _BATCH_WRITE = 25  # BatchWriteItem's limit
@@ -41,14 +41,8 @@ class SkillStore:
 
     def list_refs(self, workspace_id: str) -> list[SkillRef]:
         """Every skill the workspace sees, by name: one Query of its references."""
-        request = {
-            "TableName": self._table,
-            "KeyConditionExpression": "PK = :pk AND begins_with(SK, :prefix)",
-            "ExpressionAttributeValues": to_item(
-                {":pk": keys.workspace_pk(workspace_id), ":prefix": keys.SKILL_REF_PREFIX}
-            ),
-        }
-        return [_ref(values) for values in query_all(self._db, request)]
+        items = query_prefix(self._db, self._table, keys.workspace_pk(workspace_id), keys.SKILL_REF_PREFIX)
+        return [_ref(values) for values in items]
 
     def find(self, workspace_id: str, name: str, path: str | None = None) -> Found:
         """The reference and, with no path (or SKILL.md), the skill's record, else the file at `path`.
