@@ -333,7 +333,8 @@ def handler_on_moto() -> Iterator[HandlerStack]:
         get_settings.cache_clear()
         settings = get_settings()
         made = provision(AwsClients(settings.aws_region, None), settings.table_name, settings.attachments_bucket)
-        os.environ["WORKSPACE_EVENTS_QUEUE_URL"] = made.queue_url
+        for name, value in made.settings().items():  # the queue and the schedule group it made
+            os.environ[f"WORKSPACE_{name.upper()}"] = value
         get_settings.cache_clear()
         with redirect_stdout(io.StringIO()):  # the seed's business metrics
             seeded = seed(Runtime.from_settings(get_settings()))
@@ -738,6 +739,18 @@ def measure_requests(reps: int, dequeues: int, backlog: int) -> RequestFigures:
                 "task",
                 lambda i: task("create", title=f"files {i}", body="b", attachments=attachments("a1", "a2")),
             )
+        )
+        run(
+            "task create, cronSchedule",
+            requests_at_most(2),
+            "task",
+            lambda i: task("create", title=f"hourly {i}", body="b", cronSchedule="30 * * * *"),
+        )
+        run(
+            "workspace publishEvent",
+            requests_at_most(2),
+            "workspace",
+            lambda i: {"action": "publishEvent", "payload": {"name": "bench_done", "payload": f"run {i}"}},
         )
         run("task reply", None, "task", lambda i: task("reply", taskId=plain[i], text="On it."))
         run(

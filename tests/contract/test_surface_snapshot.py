@@ -58,7 +58,7 @@ def test_help_overview_lists_only_served_tools_in_the_reference_layout():
             "  skills       The skills this workspace can use.",
             "               actions: search, load, save, delete",
             "  workspace    This workspace, and publishing its events.",
-            "               actions: get",
+            "               actions: get, publishEvent",
             "",
             'Run help {"action": "<tool>"} for a tool\'s actions, or {"action": "<tool>.<action>"} for one '
             "action's payload and an example.",

@@ -61,3 +61,45 @@ def test_no_policy_grants_a_wildcard_resource():
                 walk(item)
 
     walk(TEMPLATE["Resources"])
+
+
+def _timeout(function: str) -> int:
+    return resource_properties(TEMPLATE, function).get("Timeout", TEMPLATE["Globals"]["Function"]["Timeout"])
+
+
+def test_events_consumer_reports_partial_batch_failures_and_the_queue_outwaits_it():
+    consumer = resource_properties(TEMPLATE, "EventsFunction")
+    (source,) = consumer["Events"].values()
+    assert source["Type"] == "SQS"
+    assert source["Properties"]["Queue"] == {"Fn::GetAtt": "EventsQueue.Arn"}
+    assert source["Properties"]["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+    queue = resource_properties(TEMPLATE, "EventsQueue")
+    assert queue["VisibilityTimeout"] >= 6 * _timeout("EventsFunction")
+
+
+def test_schedules_invoke_the_schedule_function_with_retries_and_a_dead_letter_queue():
+    function = resource_properties(TEMPLATE, "ScheduleFunction")
+    assert function["FunctionName"] == {"Fn::Sub": "${AWS::StackName}-schedule"}
+    invoke = function["EventInvokeConfig"]
+    assert 0 < invoke["MaximumRetryAttempts"] <= 2
+    assert invoke["DestinationConfig"]["OnFailure"]["Destination"] == {"Fn::GetAtt": "ScheduleDeadLetterQueue.Arn"}
+    env = TEMPLATE["Globals"]["Function"]["Environment"]["Variables"]
+    # The ARN every schedule targets is the schedule function's, built from its fixed name.
+    assert env["WORKSPACE_SCHEDULE_TARGET_ARN"]["Fn::Sub"].endswith(":function:${AWS::StackName}-schedule")
+    assert env["WORKSPACE_SCHEDULE_GROUP"] == {"Ref": "ScheduleGroup"}
+    assert env["WORKSPACE_SCHEDULE_DEAD_LETTER_ARN"] == {"Fn::GetAtt": "ScheduleDeadLetterQueue.Arn"}
+    role = resource_properties(TEMPLATE, "SchedulerRole")
+    (trust,) = role["AssumeRolePolicyDocument"]["Statement"]
+    assert trust["Principal"] == {"Service": "scheduler.amazonaws.com"}
+    (policy,) = role["Policies"]
+    actions = {s["Action"] for s in policy["PolicyDocument"]["Statement"]}
+    assert actions == {"lambda:InvokeFunction", "sqs:SendMessage"}
+
+
+def test_only_task_files_expire_and_template_files_live_outside_the_rule():
+    from agent_workspace.store.blobs import EXPIRING_PREFIX, TEMPLATE_PREFIX
+
+    rules = resource_properties(TEMPLATE, "AttachmentsBucket")["LifecycleConfiguration"]["Rules"]
+    (expiring,) = [rule for rule in rules if "ExpirationInDays" in rule]
+    assert expiring["Prefix"] == EXPIRING_PREFIX
+    assert not TEMPLATE_PREFIX.startswith(EXPIRING_PREFIX)

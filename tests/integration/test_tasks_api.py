@@ -384,7 +384,8 @@ def test_openapi_documents_the_task_routes_and_problem_json(live):
     paths = schema["paths"]
     base = "/api/workspaces/{workspace_id}/tasks"
     assert set(paths[base]) == {"get", "post"}
-    assert set(paths[base + "/{task_id}"]) == {"get", "patch"}
+    assert set(paths[base + "/{task_id}"]) == {"get", "patch", "delete"}
+    assert set(paths[base + "/{task_id}/runs"]) == {"get"}
     assert set(paths[base + "/{task_id}/messages"]) == {"post"}
     assert set(paths[base + "/{task_id}/attachments/{attachment_id}"]) == {"get"}
     not_found = paths[base + "/{task_id}"]["get"]["responses"]["404"]["content"]

@@ -14,6 +14,11 @@ class Settings(BaseSettings):
     table_name: str = Field("agent-workspace", description="DynamoDB table holding every item.")
     attachments_bucket: str = Field("agent-workspace-attachments", description="S3 bucket for attachment content.")
     events_queue_url: str = Field("", description="SQS queue that fans out published events.")
+    schedule_group: str = Field("agent-workspace", description="EventBridge Scheduler group of the cron schedules.")
+    schedule_target_arn: str = Field("", description="The function a cron schedule invokes when it fires.")
+    scheduler_role_arn: str = Field("", description="The role EventBridge Scheduler assumes to invoke it.")
+    schedule_dead_letter_arn: str = Field("", description="SQS queue for firings Scheduler could not deliver.")
+    event_retention_days: int = Field(30, gt=0, description="Days a published event's record is kept.")
     aws_region: str = Field("us-east-1", validation_alias="AWS_REGION")
     aws_endpoint_url: str | None = Field(
         None, description="Send every AWS call here (the local stack's moto server); unset on AWS."

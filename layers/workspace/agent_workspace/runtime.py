@@ -10,7 +10,10 @@ from agent_workspace.store.accounts import AccountStore
 from agent_workspace.store.blobs import BlobStore
 from agent_workspace.store.clients import AwsClients
 from agent_workspace.store.elicitations import ElicitationStore
+from agent_workspace.store.events import EventStore
 from agent_workspace.store.memory import MemoryStore
+from agent_workspace.store.queue import EventQueue
+from agent_workspace.store.schedules import ScheduleStore, ScheduleTarget
 from agent_workspace.store.skills import SkillStore
 from agent_workspace.store.tasks import TaskStore
 
@@ -52,3 +55,18 @@ class Runtime:
     @cached_property
     def skills(self) -> SkillStore:
         return SkillStore(self.clients.dynamodb, self.settings.table_name)
+
+    @cached_property
+    def events(self) -> EventStore:
+        return EventStore(self.clients.dynamodb, self.settings.table_name)
+
+    @cached_property
+    def queue(self) -> EventQueue:
+        return EventQueue(self.clients.sqs, self.settings.events_queue_url)
+
+    @cached_property
+    def schedules(self) -> ScheduleStore:
+        target = ScheduleTarget(
+            self.settings.schedule_target_arn, self.settings.scheduler_role_arn, self.settings.schedule_dead_letter_arn
+        )
+        return ScheduleStore(self.clients.scheduler, self.settings.schedule_group, target)

@@ -6,7 +6,7 @@ The human's side of the work queue: the same use cases the agent reaches through
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent_workspace.api.deps import HumanDep, RuntimeDep
@@ -21,7 +21,7 @@ from agent_workspace.domain.tasks import (
     TITLE_MAX,
 )
 from agent_workspace.runtime import Runtime
-from agent_workspace.services import accounts, tasks
+from agent_workspace.services import accounts, schedules, tasks
 from agent_workspace.services.tasks import Actor, NewTask
 from agent_workspace.tools.task import AttachmentIn
 
@@ -33,6 +33,7 @@ router = APIRouter(
 
 Status = Literal[STATUSES]  # type: ignore[valid-type]
 Assignee = Literal["human", "agent"]
+Author = Literal["human", "agent", "schedule", "event"]  # runs and trigger tasks are made by the server
 
 _LIMITS = f"At most {MAX_ATTACHMENTS} files and {MAX_ATTACHMENT_BYTES // (1024 * 1024)} MiB of content per request."
 _ATTACHMENTS = Field(
@@ -51,6 +52,17 @@ class TaskIn(BaseModel):
     title: str = Field(description="Short title of the task.", json_schema_extra={"maxLength": TITLE_MAX})
     body: str = Field(description="What the agent should do; may be empty.", json_schema_extra={"maxLength": BODY_MAX})
     attachments: list[AttachmentIn] = _ATTACHMENTS
+    cronSchedule: str | None = Field(
+        None,
+        description=(
+            "Make it a template that creates a task per fire time (5 fields: minute hour dom month dow; hourly at "
+            "most, so the minute is one number). A fixed day and month, e.g. '30 14 25 4 *', fires once."
+        ),
+    )
+    timezone: str | None = Field(
+        None, description="IANA time zone of cronSchedule, e.g. 'Europe/Berlin'; UTC if unset."
+    )
+    eventId: str | None = Field(None, description="Publish this event when the task is completed (the first time).")
 
 
 class MessageIn(BaseModel):
@@ -92,7 +104,7 @@ class TaskOut(Shown):
     body: str
     status: Status
     assignee: Assignee
-    createdBy: Assignee
+    createdBy: Author
     createdAt: str
     updatedAt: str
     attachments: list[AttachmentOut]
@@ -101,6 +113,12 @@ class TaskOut(Shown):
     timezone: str | None = Field(None, description="Present with cronSchedule when it is not UTC.")
     eventId: str | None = Field(None, description="Present when completing the task publishes this event.")
     claim: Claim | None = Field(None, description="Present while an agent holds the task from the queue.")
+    runCount: int | None = Field(None, description="On a template: how many runs it has created.")
+    nextRunAt: str | None = Field(None, description="On a template: its next fire time (UTC); absent once finished.")
+    templateId: str | None = Field(None, description="On a run: the template that created it.")
+    scheduledFor: str | None = Field(None, description="On a run: the fire time it stands for.")
+    trigger: dict | None = Field(None, description="On a trigger task: the event, its payload, FAQ and workflow run.")
+    eventPublicationId: str | None = Field(None, description="Once completing the task has published its event.")
 
 
 class TaskPage(Shown):
@@ -127,13 +145,18 @@ class Conversation(Shown):
 class StatusChange(Shown):
     status: Status
     at: str
-    by: Assignee = Field(description="Who changed it.")
+    by: Author = Field(description="Who changed it.")
     tokenId: str | None = Field(None, description="The token that made the change, where recorded.")
 
 
 class TaskDetail(TaskOut):
     conversation: Conversation
     history: list[StatusChange] = Field(description="Every status change, oldest first; the first is the creation.")
+
+
+class RunPage(Shown):
+    runs: list[TaskOut] = Field(description="Newest first.")
+    nextCursor: str | None = Field(description="Pass as cursor for the next page; null on the last one.")
 
 
 class AttachmentContent(AttachmentOut):
@@ -161,10 +184,34 @@ def list_tasks(
 
 @router.post("", status_code=201, response_model=TaskOut, response_model_exclude_unset=True)
 def create_task(workspace_id: str, payload: TaskIn, human: HumanDep, rt: RuntimeDep) -> dict:
-    """Create a task for the agent: it joins the agent's queue as notstarted."""
+    """Create a task for the agent: it joins the agent's queue as notstarted (with cronSchedule: a template)."""
     actor = _actor(rt, human, workspace_id)
-    new = NewTask(title=payload.title, body=payload.body, assignee="agent", attachments=tuple(payload.attachments))
+    new = NewTask(
+        title=payload.title,
+        body=payload.body,
+        assignee="agent",
+        attachments=tuple(payload.attachments),
+        cron_schedule=payload.cronSchedule,
+        timezone=payload.timezone,
+        event_id=payload.eventId,
+    )
     return tasks.create_task(rt, actor, new).public()
+
+
+@router.delete("/{task_id}", status_code=204, responses=problem_responses(409))
+def delete_template(workspace_id: str, task_id: str, human: HumanDep, rt: RuntimeDep) -> Response:
+    """Delete a cron template and its schedule; the runs it created stay. Other tasks are a 409."""
+    accounts.owned_workspace(rt.accounts, human.account_id, workspace_id)
+    schedules.delete_template(rt, human.account_id, workspace_id, task_id)
+    return Response(status_code=204)
+
+
+@router.get("/{task_id}/runs", response_model=RunPage, response_model_exclude_unset=True)
+def list_runs(workspace_id: str, task_id: str, human: HumanDep, rt: RuntimeDep, limit: Limit = 50,
+              cursor: Cursor = None) -> dict:
+    """The tasks a cron template has created, newest first."""
+    accounts.owned_workspace(rt.accounts, human.account_id, workspace_id)
+    return schedules.list_runs(rt, workspace_id, task_id, limit, cursor)
 
 
 @router.get("/{task_id}", response_model=TaskDetail, response_model_exclude_unset=True)

@@ -1,14 +1,44 @@
-"""Cron schedules as the reference defines them: 5 fields, and a recurring one runs hourly at most."""
+"""Cron schedules as the reference defines them: 5 fields, and a recurring one runs hourly at most.
 
-from croniter import croniter
+Fire times come from croniter alone, in the schedule's time zone, so daylight-saving changes and
+the OR of day-of-month and day-of-week are croniter's semantics everywhere; EventBridge Scheduler
+is only ever armed for the next computed instant (see `store.schedules`).
+"""
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from croniter import CroniterBadDateError, croniter
 
 from agent_workspace.domain.errors import PayloadError
 
 _FIELD = "cronSchedule"
 
 
-def validate_cron(expression: str) -> str:
-    """The normalised expression, or `PayloadError` saying what is wrong with it."""
+@dataclass(frozen=True)
+class CronSchedule:
+    expression: str
+    timezone: str | None = None  # IANA name; None is UTC
+
+    @property
+    def one_time(self) -> bool:
+        """A fixed day and month (`30 14 25 4 *`) fires once, then the schedule is finished."""
+        _minute, _hour, day, month, _dow = self.expression.split()
+        return day.isdigit() and month.isdigit()
+
+    def next_after(self, instant: datetime) -> datetime | None:
+        """The first fire time strictly after `instant`, in UTC; None if the expression never fires again."""
+        zone = ZoneInfo(self.timezone) if self.timezone else UTC
+        try:
+            fire = croniter(self.expression, instant.astimezone(zone)).get_next(datetime)
+        except CroniterBadDateError:
+            return None
+        return fire.astimezone(UTC)
+
+
+def validate_cron(expression: str, timezone: str | None = None) -> CronSchedule:
+    """The normalised schedule, or `PayloadError` saying what is wrong with it."""
     fields = expression.split()
     if len(fields) != 5:
         raise PayloadError(
@@ -24,10 +54,19 @@ def validate_cron(expression: str) -> str:
             "e.g. '30 * * * *'",
             field=_FIELD,
         )
-    return normalised
+    if timezone is not None:
+        try:
+            ZoneInfo(timezone)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise PayloadError(
+                f"timezone {timezone!r} is not an IANA time zone such as 'Europe/Berlin'", field="timezone"
+            ) from None
+    return CronSchedule(normalised, timezone)
 
 
-def is_one_time(fields: list[str]) -> bool:
-    """A fixed day and month (`30 14 25 4 *`) fires once, then the schedule is finished."""
-    _minute, _hour, day, month, _dow = fields
-    return day.isdigit() and month.isdigit()
+def first_fire(schedule: CronSchedule, now: datetime) -> datetime:
+    """When a new schedule fires first; one that can never fire (`0 0 30 2 *`) is refused."""
+    fire = schedule.next_after(now)
+    if fire is None:
+        raise PayloadError(f"{_FIELD} {schedule.expression!r} never fires (no such date)", field=_FIELD)
+    return fire

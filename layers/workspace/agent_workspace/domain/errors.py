@@ -30,9 +30,17 @@ class NotFound(WorkspaceError):
 
 
 class Conflict(WorkspaceError):
-    """A conditional write lost a race or the item is not in the state the caller assumed."""
+    """A conditional write lost a race or the item is not in the state the caller assumed.
+
+    `reasons` holds, for a cancelled transaction, each item's cancellation code (None where it passed),
+    so a caller can tell which condition failed.
+    """
 
     http_status = 409
+
+    def __init__(self, message: str, reasons: tuple[str | None, ...] = ()) -> None:
+        super().__init__(message)
+        self.reasons = reasons
 
 
 class Forbidden(WorkspaceError):

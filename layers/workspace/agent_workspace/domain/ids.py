@@ -5,8 +5,11 @@ random ones; DynamoDB writes that create an ID are conditional, so a collision f
 rather than overwriting.
 """
 
+import hashlib
 import secrets
 import time
+
+from agent_workspace.domain.errors import PayloadError
 
 ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 _TIME_CHARS = 7
@@ -27,5 +30,18 @@ def new_id(now_ms: int | None = None) -> str:
     return _encode(millis, _TIME_CHARS) + "".join(secrets.choice(ALPHABET) for _ in range(_RANDOM_CHARS))
 
 
+def derived_id(at_ms: int, *parts: str) -> str:
+    """The same id every time for the same instant and parts: a retried delivery writes the same key."""
+    digest = int.from_bytes(hashlib.sha256("\x1f".join(parts).encode()).digest()[:8], "big")
+    return _encode(at_ms, _TIME_CHARS) + _encode(digest % 62**_RANDOM_CHARS, _RANDOM_CHARS)
+
+
 def is_id(value: str) -> bool:
     return len(value) == ID_LENGTH and all(c in ALPHABET for c in value)
+
+
+def check_id(value: str, field_name: str) -> str:
+    """`value` if it is an id as this server makes them, else `PayloadError` naming the field."""
+    if not isinstance(value, str) or not is_id(value):
+        raise PayloadError(f"{field_name} must be a base62 id such as '0kGogHmaqvZ'", field=field_name)
+    return value

@@ -37,3 +37,19 @@ class TokenRecord:
     account_id: str
     workspace_id: str | None
     created_at: str
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who acts on a task: the agent behind a token, or the workspace's human."""
+
+    kind: str  # "agent" or "human"
+    account_id: str
+    workspace_id: str
+    token_id: str
+
+    @classmethod
+    def of(cls, principal: Principal, workspace_id: str | None = None) -> "Actor":
+        workspace = workspace_id or principal.workspace_id
+        assert workspace is not None
+        return cls(principal.kind.value, principal.account_id, workspace, principal.token_id)

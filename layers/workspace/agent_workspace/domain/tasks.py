@@ -88,6 +88,20 @@ class Task:
     clear_context: bool = False
     claim: dict[str, str] | None = None
     history: tuple[dict[str, str], ...] = field(default_factory=tuple)
+    # A cron template: when it fires next (absent once a one-time schedule has fired) and how often it has.
+    next_fire_at: str | None = None
+    run_count: int = 0
+    # A run of a template: which one, and the fire time it stands for.
+    template_id: str | None = None
+    fire_at: str | None = None
+    # A task created because a subscribed event was published: what was published.
+    trigger: dict[str, Any] | None = None
+    # Set when completing the task published its event, so completing it again does not.
+    event_publication_id: str | None = None
+
+    @property
+    def is_template(self) -> bool:
+        return self.cron_schedule is not None
 
     def public(self) -> dict[str, Any]:
         shown: dict[str, Any] = {
@@ -107,8 +121,18 @@ class Task:
             shown["cronSchedule"] = self.cron_schedule
             if self.timezone:
                 shown["timezone"] = self.timezone
+            shown["runCount"] = self.run_count
+            if self.next_fire_at:
+                shown["nextRunAt"] = self.next_fire_at
+        if self.template_id:
+            shown["templateId"] = self.template_id
+            shown["scheduledFor"] = self.fire_at
+        if self.trigger:
+            shown["trigger"] = dict(self.trigger)
         if self.event_id:
             shown["eventId"] = self.event_id
+            if self.event_publication_id:
+                shown["eventPublicationId"] = self.event_publication_id
         if self.claim:
             shown["claim"] = dict(self.claim)
         return shown

@@ -7,6 +7,7 @@ import uvicorn
 
 from agent_workspace.api.access_log import AccessLog
 from agent_workspace.api.app import create_app
+from agent_workspace.local.drivers import Drivers
 from agent_workspace.local.stack import MotoServer, local_runtime, seed
 
 
@@ -51,10 +52,13 @@ def main() -> None:
         ),
         flush=True,
     )
+    # Scheduler and SQS-to-Lambda, which moto does not do: cron templates fire, published events fan out.
+    drivers = Drivers(runtime).start()
     try:
         # Requests are logged by AccessLog, without the query string uvicorn's access log would print.
         uvicorn.run(AccessLog(create_app(runtime)), host=host, port=port, log_level="info", access_log=False)
     finally:
+        drivers.stop()
         moto.stop()
 
 

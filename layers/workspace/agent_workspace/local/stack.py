@@ -74,7 +74,7 @@ def local_runtime(endpoint_url: str, clients: AwsClients | None = None, **overri
     )
     clients = clients or AwsClients(settings.aws_region, endpoint_url)
     made = provision(clients, settings.table_name, settings.attachments_bucket)
-    settings = settings.model_copy(update={"events_queue_url": made.queue_url})
+    settings = settings.model_copy(update=made.settings())
     return Runtime(settings=settings, clients=clients)
 
 

@@ -6,13 +6,12 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from agent_workspace.domain.clock import iso, parse_iso
-from agent_workspace.domain.cron import validate_cron
+from agent_workspace.domain.cron import first_fire, validate_cron
 from agent_workspace.domain.errors import NotFound, PayloadError
-from agent_workspace.domain.ids import ALPHABET, new_id
-from agent_workspace.domain.models import Principal
+from agent_workspace.domain.ids import check_id, new_id
+from agent_workspace.domain.models import Actor
 from agent_workspace.domain.tasks import (
     BODY_MAX,
     STATUSES,
@@ -27,25 +26,8 @@ from agent_workspace.domain.tasks import (
 )
 from agent_workspace.observability import count
 from agent_workspace.runtime import Runtime
-from agent_workspace.store.blobs import attachment_key
-
-EVENT_ID_MAX = 64
-
-
-@dataclass(frozen=True)
-class Actor:
-    """Who acts on a task: the agent behind a token, or the workspace's human."""
-
-    kind: str  # "agent" or "human"
-    account_id: str
-    workspace_id: str
-    token_id: str
-
-    @classmethod
-    def of(cls, principal: Principal, workspace_id: str | None = None) -> "Actor":
-        workspace = workspace_id or principal.workspace_id
-        assert workspace is not None
-        return cls(principal.kind.value, principal.account_id, workspace, principal.token_id)
+from agent_workspace.services import events, schedules
+from agent_workspace.store.blobs import attachment_key, expires
 
 
 @dataclass(frozen=True)
@@ -61,19 +43,19 @@ class NewTask:
 
 
 def create_task(rt: Runtime, actor: Actor, new: NewTask) -> Task:
+    """A task, or with `cron_schedule` a template whose schedule creates a run per fire time."""
     check_text(new.title, "title", TITLE_MAX)
     check_text(new.body, "body", BODY_MAX, required=False)
-    cron = validate_cron(new.cron_schedule) if new.cron_schedule is not None else None
-    if new.timezone is not None:
-        _check_timezone(new.timezone)
-        if cron is None:
-            raise PayloadError("timezone applies only with cronSchedule", field="timezone")
+    if new.timezone is not None and new.cron_schedule is None:
+        raise PayloadError("timezone applies only with cronSchedule", field="timezone")
+    schedule = validate_cron(new.cron_schedule, new.timezone) if new.cron_schedule is not None else None
     if new.event_id is not None:
-        _check_event_id(new.event_id)
+        check_id(new.event_id, "eventId")
     decoded = decode_attachments(list(new.attachments))
-    now = iso(rt.clock())
+    now = rt.clock()
+    first = first_fire(schedule, now) if schedule else None
     task_id = new_id()
-    refs = _store_contents(rt, actor.workspace_id, task_id, decoded, now)
+    refs = _store_contents(rt, actor.workspace_id, task_id, decoded, iso(now), template=schedule is not None)
     task = Task(
         id=task_id,
         workspace_id=actor.workspace_id,
@@ -82,18 +64,27 @@ def create_task(rt: Runtime, actor: Actor, new: NewTask) -> Task:
         status="notstarted",
         assignee=new.assignee,
         created_by=actor.kind,
-        created_at=now,
-        updated_at=now,
+        created_at=iso(now),
+        updated_at=iso(now),
         attachments=refs,
-        cron_schedule=cron,
+        cron_schedule=schedule.expression if schedule else None,
         timezone=new.timezone,
         event_id=new.event_id,
         clear_context=new.clear_context,
-        history=({"status": "notstarted", "at": now, "by": actor.kind, "tokenId": actor.token_id},),
+        next_fire_at=iso(first) if first else None,
+        history=({"status": "notstarted", "at": iso(now), "by": actor.kind, "tokenId": actor.token_id},),
     )
-    queued = new.assignee == "agent" and cron is None
     with _taking_back(rt, refs):
-        rt.tasks.create(actor.account_id, task, queued=queued)
+        if schedule is None:
+            rt.tasks.create(actor.account_id, task, queued=new.assignee == "agent")
+        else:
+            schedules.arm_new(rt, actor.account_id, task)
+            try:
+                rt.tasks.create(actor.account_id, task, queued=False)  # a template is never dequeued itself
+            except BaseException:
+                with suppress(Exception):  # the original error is the one to report
+                    schedules.disarm(rt, task)
+                raise
     count("TaskCreated")
     return task
 
@@ -129,9 +120,14 @@ def set_status(rt: Runtime, actor: Actor, task_id: str, status: str) -> Task:
     if status not in STATUSES:
         raise PayloadError(f"status must be one of {', '.join(STATUSES)}", field="status")
     by = {"by": actor.kind, "tokenId": actor.token_id}
-    task, old = rt.tasks.set_status(actor.account_id, actor.workspace_id, task_id, status, by, iso(rt.clock()))
+    now = iso(rt.clock())
+    publication = events.CompletionPublication(rt, actor.account_id, now)
+    task, old = rt.tasks.set_status(actor.account_id, actor.workspace_id, task_id, status, by, now, publication)
     if old != status:
         count(f"TaskStatus{status.capitalize()}")
+    if status == "completed" and task.event_id:
+        newly = publication.issued is not None and publication.issued == task.event_publication_id
+        events.send_completion_event(rt, actor.account_id, task, newly_published=newly)
     return task
 
 
@@ -159,7 +155,7 @@ def attachment(rt: Runtime, workspace_id: str, task_id: str, attachment_id: str,
         f"attachment {attachment_id!r} expired: files are kept {rt.settings.attachment_retention_days} days",
         field="attachmentId",
     )
-    if rt.clock() - parse_iso(ref.created_at) > retention:
+    if expires(ref.key) and rt.clock() - parse_iso(ref.created_at) > retention:
         raise expired
     shown = {"id": ref.id, "filename": ref.filename, "mimeType": ref.mime_type, "size": ref.size}
     if as_base64:
@@ -181,13 +177,13 @@ def list_tasks(
 
 
 def _store_contents(
-    rt: Runtime, workspace_id: str, task_id: str, decoded: list[NewAttachment], now: str
+    rt: Runtime, workspace_id: str, task_id: str, decoded: list[NewAttachment], now: str, template: bool = False
 ) -> tuple[AttachmentRef, ...]:
     """Upload every file before its record is written; a record never points at missing content."""
     refs: list[AttachmentRef] = []
     with _taking_back(rt, refs):
         for item in decoded:
-            key = attachment_key(workspace_id, task_id, new_id())
+            key = attachment_key(workspace_id, task_id, new_id(), template=template)
             rt.blobs.put(key, item.content, item.mime_type)
             refs.append(AttachmentRef(item.id, item.filename, item.mime_type, len(item.content), key, now))
     return tuple(refs)
@@ -203,17 +199,3 @@ def _taking_back(rt: Runtime, refs: Sequence[AttachmentRef]) -> Iterator[None]:
             with suppress(Exception):  # the original error is the one to report
                 rt.blobs.delete([ref.key for ref in refs])
         raise
-
-
-def _check_timezone(name: str) -> None:
-    try:
-        ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise PayloadError(
-            f"timezone {name!r} is not an IANA time zone such as 'Europe/Berlin'", field="timezone"
-        ) from None
-
-
-def _check_event_id(event_id: str) -> None:
-    if not event_id or len(event_id) > EVENT_ID_MAX or any(c not in ALPHABET for c in event_id):
-        raise PayloadError(f"eventId must be a base62 id of at most {EVENT_ID_MAX} characters", field="eventId")

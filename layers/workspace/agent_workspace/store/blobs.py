@@ -6,9 +6,18 @@ from botocore.exceptions import ClientError
 
 from agent_workspace.domain.errors import Unavailable
 
+# The bucket's lifecycle rule expires objects under this prefix only (template.yaml); a cron template's
+# files live elsewhere, since every run copies them however long the template lives.
+EXPIRING_PREFIX = "workspaces/"
+TEMPLATE_PREFIX = "templates/"
 
-def attachment_key(workspace_id: str, task_id: str, storage_id: str) -> str:
-    return f"workspaces/{workspace_id}/tasks/{task_id}/{storage_id}"
+
+def attachment_key(workspace_id: str, task_id: str, storage_id: str, *, template: bool = False) -> str:
+    return f"{TEMPLATE_PREFIX if template else EXPIRING_PREFIX}{workspace_id}/tasks/{task_id}/{storage_id}"
+
+
+def expires(key: str) -> bool:
+    return key.startswith(EXPIRING_PREFIX)
 
 
 class BlobStore:
@@ -21,6 +30,12 @@ class BlobStore:
             self._s3.put_object(Bucket=self._bucket, Key=key, Body=content, ContentType=mime_type)
         except ClientError as error:
             raise Unavailable("the attachment could not be stored; retry shortly") from error
+
+    def copy(self, source: str, target: str) -> None:
+        try:
+            self._s3.copy_object(Bucket=self._bucket, Key=target, CopySource={"Bucket": self._bucket, "Key": source})
+        except ClientError as error:
+            raise Unavailable("the attachment could not be copied; retry shortly") from error
 
     def delete(self, keys: list[str]) -> None:
         """Best effort: used to take back objects whose records were never written."""

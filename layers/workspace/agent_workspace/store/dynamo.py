@@ -14,6 +14,7 @@ from botocore.exceptions import (
     ReadTimeoutError,
 )
 
+from agent_workspace.backoff import back_off
 from agent_workspace.domain.errors import Conflict, Unavailable
 
 _serializer = TypeSerializer()
@@ -26,6 +27,8 @@ _RETRYABLE_CODES = {
     "InternalServerError",
     "ServiceUnavailable",
     "TransactionInProgressException",
+    "InternalServerException",
+    "ServiceQuotaExceededException",
 }
 
 
@@ -63,8 +66,10 @@ def key(pk: str, sk: str) -> dict[str, Any]:
 
 
 @contextmanager
-def translating_errors(conflict_message: str = "the item changed meanwhile; read it again and retry") -> Iterator[None]:
-    """Turn a lost conditional write into `Conflict` and throttling or 5xx into `Unavailable`."""
+def translating_errors(
+    conflict_message: str = "the item changed meanwhile; read it again and retry", service: str = "store"
+) -> Iterator[None]:
+    """Turn a lost conditional write into `Conflict` and throttling or 5xx (of any AWS service) into `Unavailable`."""
     try:
         yield
     except ClientError as error:
@@ -72,16 +77,19 @@ def translating_errors(conflict_message: str = "the item changed meanwhile; read
         if code in ("ConditionalCheckFailedException", "TransactionConflictException"):
             raise Conflict(conflict_message) from error
         if code == "TransactionCanceledException":
-            reasons = [r.get("Code") for r in error.response.get("CancellationReasons", [])]
+            reasons = tuple(
+                None if r.get("Code") in (None, "None") else r["Code"]
+                for r in error.response.get("CancellationReasons", [])
+            )
             if "ConditionalCheckFailed" in reasons or "TransactionConflict" in reasons:
-                raise Conflict(conflict_message) from error
-            raise Unavailable("the store is busy; retry shortly") from error
+                raise Conflict(conflict_message, reasons) from error
+            raise Unavailable(f"the {service} is busy; retry shortly") from error
         if code in _RETRYABLE_CODES or error.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0) >= 500:
-            raise Unavailable("the store is busy; retry shortly") from error
+            raise Unavailable(f"the {service} is busy; retry shortly") from error
         raise
     except (EndpointConnectionError, ConnectTimeoutError, ReadTimeoutError, ConnectionClosedError) as error:
         # Only network failures are worth a retry; missing credentials or region are configuration bugs.
-        raise Unavailable("the store could not be reached; retry shortly") from error
+        raise Unavailable(f"the {service} could not be reached; retry shortly") from error
 
 
 def query_all(dynamodb: Any, request: dict[str, Any]) -> list[dict[str, Any]]:
@@ -107,3 +115,39 @@ def query_prefix(dynamodb: Any, table: str, partition: str, sk_prefix: str) -> l
             "ExpressionAttributeValues": to_item({":pk": partition, ":prefix": sk_prefix}),
         },
     )
+
+
+_BATCH_WRITE = 25  # DynamoDB's BatchWriteItem limit
+_UNPROCESSED_ROUNDS = 8  # bounded retries of what a batch call left unprocessed under throttling
+
+
+def batch_get(dynamodb: Any, table: str, keys: list[dict[str, Any]], consistent: bool = True) -> list[dict[str, Any]]:
+    """The raw items at these keys that exist (at most 100 keys: one BatchGetItem, plus retries of the unprocessed)."""
+    if not keys:
+        return []
+    found: list[dict[str, Any]] = []
+    pending: dict[str, Any] = {table: {"Keys": keys, "ConsistentRead": consistent}}
+    with translating_errors():
+        for attempt in range(_UNPROCESSED_ROUNDS):
+            response = dynamodb.batch_get_item(RequestItems=pending)
+            found.extend(response.get("Responses", {}).get(table, []))
+            pending = response.get("UnprocessedKeys") or {}
+            if not pending:
+                return found
+            back_off(attempt)
+    raise Unavailable("the store is busy; retry shortly")
+
+
+def batch_delete(dynamodb: Any, table: str, keys: list[dict[str, Any]], unfinished: str) -> None:
+    """Delete the items at these keys, 25 per BatchWriteItem; `unfinished` says what a give-up leaves behind."""
+    with translating_errors():
+        for start in range(0, len(keys), _BATCH_WRITE):
+            chunk = keys[start : start + _BATCH_WRITE]
+            pending: dict[str, Any] = {table: [{"DeleteRequest": {"Key": k}} for k in chunk]}
+            for attempt in range(_UNPROCESSED_ROUNDS):
+                pending = dynamodb.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
+                if not pending:
+                    break
+                back_off(attempt)
+            else:
+                raise Unavailable(f"the store is busy; {unfinished}")

@@ -65,6 +65,15 @@ def attachment_sk(task_id: str, attachment_id: str) -> str:
     return f"TASK#{task_id}#ATT#{attachment_id}"
 
 
+def run_sk(template_id: str, fire_at: str) -> str:
+    """A cron template's link to the run of one fire time: its existence is what makes a firing happen once."""
+    return f"TASK#{template_id}#RUN#{fire_at}"
+
+
+def run_prefix(template_id: str) -> str:
+    return f"TASK#{template_id}#RUN#"
+
+
 def queue_pk(workspace_id: str) -> str:
     """GSI1: the agent's work queue of one workspace, ordered by when each task becomes available."""
     return f"QUEUE#{workspace_id}"
@@ -143,3 +152,38 @@ def skill_home_id(workspace_id: str, name: str) -> str:
     another id (`<workspaceId>.<name>.<id>`); references always say which.
     """
     return f"{workspace_id}.{name}"
+
+
+def event_sk(event_id: str) -> str:
+    """An event definition, in the account's partition."""
+    return f"EVENT#{event_id}"
+
+
+EVENT_SK_PREFIX = "EVENT#"
+
+
+def event_name_sk(name: str) -> str:
+    """Claims an event name within the account, so names resolve to one definition."""
+    return f"EVENTNAME#{name}"
+
+
+def subscription_sk(subscription_id: str) -> str:
+    return f"SUB#{subscription_id}"
+
+
+def event_subscribers_pk(event_id: str) -> str:
+    """GSI1 (overloaded): the subscriptions of one event, for the fan-out."""
+    return f"EVENTSUBS#{event_id}"
+
+
+def subscription_list_pk(workspace_id: str) -> str:
+    """GSI2 (overloaded): one workspace's subscriptions, oldest first."""
+    return f"SUBS#{workspace_id}"
+
+
+def publication_sk(publication_id: str) -> str:
+    """A published event, in the account's partition; ids sort by time, so the newest come last."""
+    return f"PUB#{publication_id}"
+
+
+PUBLICATION_SK_PREFIX = "PUB#"

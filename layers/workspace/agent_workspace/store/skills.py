@@ -11,15 +11,20 @@ BatchGetItem of the reference and the item wanted; see docs/data-model.md.
 from dataclasses import dataclass
 from typing import Any
 
-from agent_workspace.backoff import back_off
-from agent_workspace.domain.errors import Unavailable
 from agent_workspace.domain.skills import MAX_FILES, SKILL_MD, Skill, SkillFile, SkillRef
 from agent_workspace.store import keys
-from agent_workspace.store.dynamo import from_item, key, query_all, query_prefix, to_item, translating_errors
+from agent_workspace.store.dynamo import (
+    batch_delete,
+    batch_get,
+    from_item,
+    key,
+    query_all,
+    query_prefix,
+    to_item,
+    translating_errors,
+)
 
 _NEW_ITEM = "attribute_not_exists(PK)"
-_BATCH_WRITE = 25  # BatchWriteItem's limit
-_UNPROCESSED_ROUNDS = 8
 
 
 @dataclass(frozen=True)
@@ -268,33 +273,11 @@ class SkillStore:
             "ConsistentRead": True,
         }
         doomed = [key(values[keys.PK], values[keys.SK]) for values in query_all(self._db, request)]
-        with translating_errors():
-            for start in range(0, len(doomed), _BATCH_WRITE):
-                pending: dict[str, Any] = {
-                    self._table: [{"DeleteRequest": {"Key": k}} for k in doomed[start : start + _BATCH_WRITE]]
-                }
-                for attempt in range(_UNPROCESSED_ROUNDS):
-                    pending = self._db.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
-                    if not pending:
-                        break
-                    back_off(attempt)
-                else:
-                    raise Unavailable("the store is busy; the skill is gone, but retry to free its files")
+        batch_delete(self._db, self._table, doomed, "the skill is gone, but retry to free its files")
 
     def _batch_get(self, wanted: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
         """The items at these keys that exist, by (PK, SK): one BatchGetItem, consistent."""
-        found: dict[tuple[str, str], dict[str, Any]] = {}
-        pending: dict[str, Any] = {self._table: {"Keys": wanted, "ConsistentRead": True}}
-        with translating_errors():
-            for attempt in range(_UNPROCESSED_ROUNDS):
-                response = self._db.batch_get_item(RequestItems=pending)
-                for item in response.get("Responses", {}).get(self._table, []):
-                    found[_key_id(item)] = item
-                pending = response.get("UnprocessedKeys") or {}
-                if not pending:
-                    return found
-                back_off(attempt)
-        raise Unavailable("the store is busy; retry shortly")
+        return {_key_id(item): item for item in batch_get(self._db, self._table, wanted)}
 
     def _transact(self, items: list[dict[str, Any]]) -> None:
         with translating_errors():

@@ -6,6 +6,7 @@ GSI1 is the agent's queue, GSI2 the human's listing by status; see docs/data-mod
 """
 
 import random
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -14,7 +15,15 @@ from agent_workspace.domain.errors import Conflict, NotFound, PayloadError, Unav
 from agent_workspace.domain.tasks import AttachmentRef, Message, Task
 from agent_workspace.store import keys
 from agent_workspace.store.cursor import decode_cursor, encode_cursor
-from agent_workspace.store.dynamo import from_item, key, to_item, translating_errors
+from agent_workspace.store.dynamo import (
+    batch_delete,
+    batch_get,
+    from_item,
+    key,
+    query_all,
+    to_item,
+    translating_errors,
+)
 
 _NEW_ITEM = "attribute_not_exists(PK)"
 _CONTENTION_ROUNDS = 6  # bounded retries when another writer touched the same items meanwhile
@@ -60,12 +69,21 @@ class TaskStore:
             raise Conflict("an attachment id in this message is already used in the task; pick another id") from None
 
     def set_status(
-        self, account_id: str, workspace_id: str, task_id: str, status: str, by: dict[str, str], now: str
+        self,
+        account_id: str,
+        workspace_id: str,
+        task_id: str,
+        status: str,
+        by: dict[str, str],
+        now: str,
+        publication: Callable[[Task], tuple[str, dict[str, Any]]] | None = None,
     ) -> tuple[Task, str]:
         """Move a task to `status`, keep the change in its history and the counts in step.
 
         Conditional on the status read just before, so two concurrent changes never both apply to the
-        same old status; the loser re-reads and applies on top, never overwriting silently.
+        same old status; the loser re-reads and applies on top, never overwriting silently. Completing
+        a task with an `eventId` for the first time also writes `publication(task)` (its id and a
+        transaction item recording it) in the same transaction, so the event is published exactly once.
         """
         for attempt in range(_CONTENTION_ROUNDS):
             current = self.get(workspace_id, task_id, consistent=True)
@@ -84,6 +102,13 @@ class TaskStore:
             }
             sets = ["#status = :new", "updatedAt = :now", "history = list_append(history, :entry)", "GSI2SK = :gsi2sk"]
             removes = []
+            condition = "#status = :old"
+            publication_id = None
+            if publication and status == "completed" and current.event_id and not current.event_publication_id:
+                publication_id, publication_put = publication(current)
+                sets.append("eventPublicationId = :pid")
+                values[":pid"] = publication_id
+                condition += " AND attribute_not_exists(eventPublicationId)"
             if _is_queued(current.assignee, status, current.cron_schedule):
                 sets += ["GSI1PK = :qpk", "GSI1SK = :qsk"]
                 values[":qpk"] = keys.queue_pk(workspace_id)
@@ -98,13 +123,15 @@ class TaskStore:
                         "TableName": self._table,
                         "Key": key(keys.workspace_pk(workspace_id), keys.task_sk(task_id)),
                         "UpdateExpression": expression,
-                        "ConditionExpression": "#status = :old",
+                        "ConditionExpression": condition,
                         "ExpressionAttributeNames": names,
                         "ExpressionAttributeValues": to_item(values),
                     }
                 }
             ]
             items.append(self._count_update(account_id, workspace_id, {current.status: -1, status: 1}))
+            if publication_id:
+                items.append(publication_put)
             try:
                 self._transact(items, "")
             except Conflict:
@@ -117,6 +144,7 @@ class TaskStore:
                 updated_at=now,
                 history=(*current.history, entry),
                 claim=None if queued else current.claim,
+                event_publication_id=publication_id or current.event_publication_id,
             )
             return changed, current.status
         raise Unavailable(f"task {task_id} is being changed by others; retry shortly")
@@ -181,6 +209,137 @@ class TaskStore:
             return None
         return _task(from_item(response["Attributes"]))
 
+    def create_run(
+        self, account_id: str, template: Task, run: Task, next_fire_at: str | None, finished: dict[str, str] | None
+    ) -> None:
+        """One firing of a cron template, all or nothing: the run, its link, the template moved on, the counts.
+
+        Conditional on the template still waiting for this fire time and on the run's link not existing
+        yet, so a retried or duplicated invocation creates no second run. `next_fire_at` None finishes a
+        one-time template: it is set completed (`finished` being that history entry).
+        """
+        assert run.fire_at is not None
+        link = {
+            keys.PK: keys.workspace_pk(template.workspace_id),
+            keys.SK: keys.run_sk(template.id, run.fire_at),
+            "runId": run.id,
+            "fireAt": run.fire_at,
+        }
+        names: dict[str, str] = {}
+        values: dict[str, Any] = {":fire": run.fire_at, ":one": 1}
+        sets = ["lastFireAt = :fire"]
+        removes = []
+        deltas = {run.status: 1}
+        if next_fire_at is not None:
+            sets.append("nextFireAt = :next")
+            values[":next"] = next_fire_at
+        else:
+            removes.append("nextFireAt")
+        if finished is not None and template.status != "completed":
+            sets += ["#status = :done", "updatedAt = :fire", "GSI2SK = :gsi2sk"]
+            sets.append("history = list_append(history, :entry)")
+            values.update(
+                {
+                    ":done": "completed",
+                    ":old": template.status,
+                    ":entry": [finished],
+                    ":gsi2sk": keys.listing_sk("completed", template.created_at, template.id),
+                }
+            )
+            names["#status"] = "status"
+            deltas[template.status] = deltas.get(template.status, 0) - 1
+            deltas["completed"] = deltas.get("completed", 0) + 1
+        condition = "nextFireAt = :fire" + (" AND #status = :old" if ":old" in values else "")
+        expression = "SET " + ", ".join(sets) + " ADD runCount :one" + (
+            " REMOVE " + ", ".join(removes) if removes else ""
+        )
+        items: list[dict[str, Any]] = [
+            {
+                "Put": {
+                    "TableName": self._table,
+                    "Item": to_item(_task_item(run, _is_queued(run.assignee, run.status, None))),
+                    "ConditionExpression": _NEW_ITEM,
+                }
+            },
+            {"Put": {"TableName": self._table, "Item": to_item(link), "ConditionExpression": _NEW_ITEM}},
+            {
+                "Update": {
+                    "TableName": self._table,
+                    "Key": key(keys.workspace_pk(template.workspace_id), keys.task_sk(template.id)),
+                    "UpdateExpression": expression,
+                    "ConditionExpression": condition,
+                    **({"ExpressionAttributeNames": names} if names else {}),
+                    "ExpressionAttributeValues": to_item(values),
+                }
+            },
+            *(self._attachment_put(run.workspace_id, run.id, ref) for ref in run.attachments),
+            self._count_update(account_id, template.workspace_id, {k: v for k, v in deltas.items() if v}),
+        ]
+        self._transact(items, f"template {template.id} already fired for {run.fire_at}")
+
+    def delete_template(self, account_id: str, template: Task) -> None:
+        """Delete a cron template (as read, status unchanged since) with its attachment records and run links.
+
+        The runs themselves stay: they are tasks of their own.
+        """
+        workspace_id, template_id = template.workspace_id, template.id
+        delete = {
+            "Delete": {
+                "TableName": self._table,
+                "Key": key(keys.workspace_pk(workspace_id), keys.task_sk(template_id)),
+                "ConditionExpression": "#status = :status",
+                "ExpressionAttributeNames": {"#status": "status"},
+                "ExpressionAttributeValues": to_item({":status": template.status}),
+            }
+        }
+        self._transact(
+            [delete, self._count_update(account_id, workspace_id, {template.status: -1})],
+            f"task {template_id} changed meanwhile; retry",
+        )
+        # Links and attachment records are unreachable once the template is gone; clear them in pages.
+        leftovers = query_all(
+            self._db,
+            {
+                "TableName": self._table,
+                "KeyConditionExpression": "PK = :pk AND begins_with(SK, :prefix)",
+                "ExpressionAttributeValues": to_item(
+                    {":pk": keys.workspace_pk(workspace_id), ":prefix": keys.task_sk(template_id) + "#"}
+                ),
+                "ProjectionExpression": "PK, SK",
+            },
+        )
+        doomed = [key(k[keys.PK], k[keys.SK]) for k in leftovers]
+        batch_delete(self._db, self._table, doomed, f"template {template_id} is gone; its run links remain")
+
+    def list_runs(
+        self, workspace_id: str, template_id: str, limit: int, cursor: str | None
+    ) -> tuple[list[Task], str | None]:
+        """A template's runs, newest first: a page of its run links, then the runs in one BatchGetItem."""
+        pk = keys.workspace_pk(workspace_id)
+        request: dict[str, Any] = {
+            "TableName": self._table,
+            "KeyConditionExpression": "PK = :pk AND begins_with(SK, :prefix)",
+            "ExpressionAttributeValues": to_item({":pk": pk, ":prefix": keys.run_prefix(template_id)}),
+            "ScanIndexForward": False,
+            "Limit": limit,
+        }
+        start = decode_cursor(cursor, {keys.PK: pk}, (keys.SK,))
+        if start is not None:
+            if not start[keys.SK]["S"].startswith(keys.run_prefix(template_id)):
+                raise PayloadError("cursor is not one this listing returned", field="cursor")
+            request["ExclusiveStartKey"] = start
+        with translating_errors():
+            page = self._db.query(**request)
+        run_ids = [from_item(item)["runId"] for item in page.get("Items", [])]
+        last = page.get("LastEvaluatedKey")
+        next_cursor = encode_cursor({keys.PK: last[keys.PK], keys.SK: last[keys.SK]}) if last else None
+        found = {task.id: task for task in self._get_many(workspace_id, run_ids)}
+        return [found[run_id] for run_id in run_ids if run_id in found], next_cursor
+
+    def _get_many(self, workspace_id: str, task_ids: list[str]) -> list[Task]:
+        wanted = [key(keys.workspace_pk(workspace_id), keys.task_sk(t)) for t in task_ids]
+        return [_task(from_item(item)) for item in batch_get(self._db, self._table, wanted, consistent=False)]
+
     # -- reads ---------------------------------------------------------------------------------
 
     def get(self, workspace_id: str, task_id: str, consistent: bool = False) -> Task | None:
@@ -218,8 +377,8 @@ class TaskStore:
                     sk = values[keys.SK]
                     if sk == keys.task_sk(task_id):
                         task = _task(values)
-                    elif sk.startswith(keys.attachment_sk(task_id, "")):
-                        continue  # attachment records: the task and messages carry their own copies
+                    elif sk.startswith((keys.attachment_sk(task_id, ""), keys.run_prefix(task_id))):
+                        continue  # attachment records (the task and messages carry copies) and a template's runs
                     elif len(messages) < limit:
                         messages.append(_message(values))
                         last_key = {keys.PK: raw[keys.PK], keys.SK: raw[keys.SK]}
@@ -360,6 +519,12 @@ def _task_item(task: Task, queued: bool) -> dict[str, Any]:
         "eventId": task.event_id,
         "clearContext": task.clear_context or None,
         "history": list(task.history),
+        "nextFireAt": task.next_fire_at,
+        "runCount": task.run_count if task.is_template else None,
+        "templateId": task.template_id,
+        "fireAt": task.fire_at,
+        "trigger": task.trigger,
+        "eventPublicationId": task.event_publication_id,
     }
     if queued:
         item[keys.GSI1_PK] = keys.queue_pk(task.workspace_id)
@@ -427,4 +592,10 @@ def _task(values: dict[str, Any]) -> Task:
         clear_context=bool(values.get("clearContext", False)),
         claim=values.get("claim"),
         history=tuple(values.get("history", [])),
+        next_fire_at=values.get("nextFireAt"),
+        run_count=int(values.get("runCount", 0)),
+        template_id=values.get("templateId"),
+        fire_at=values.get("fireAt"),
+        trigger=values.get("trigger"),
+        event_publication_id=values.get("eventPublicationId"),
     )
