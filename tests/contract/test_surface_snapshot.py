@@ -59,6 +59,10 @@ def test_help_overview_lists_only_served_tools_in_the_reference_layout():
             "               actions: search, load, save, delete",
             "  workspace    This workspace, and publishing its events.",
             "               actions: get, publishEvent",
+            "  siteTools    Websites the human shared from Chrome, and their tools.",
+            "               actions: search, getDefinition, call",
+            "  pano         Markdown docs every workspace of the account shares.",
+            "               actions: save, read, comment, attach, delete",
             "",
             'Run help {"action": "<tool>"} for a tool\'s actions, or {"action": "<tool>.<action>"} for one '
             "action's payload and an example.",

@@ -76,3 +76,32 @@ async def test_serve_prints_the_connection_details_and_answers_with_the_dev_toke
     requests = [(r["method"], r["path"], r["status"]) for r in requests if r["message"] == "request"]
     assert ("GET", "/api/workspaces", 401) in requests and ("POST", "/mcp", 200) in requests
     assert env["WORKSPACE_DEV_HUMAN_TOKEN"] not in log and "access_token" not in log
+
+
+@pytest.mark.anyio
+async def test_serve_fans_a_published_event_out_without_any_aws(served):
+    """The local drivers stand in for SQS → Lambda: a publication becomes a trigger task by itself."""
+    url, env, _ = served
+    human = {"authorization": f"Bearer {env['WORKSPACE_DEV_HUMAN_TOKEN']}"}
+    (workspace,) = httpx.get(f"{url}/api/workspaces", headers=human).json()
+    event = httpx.post(f"{url}/api/events", headers=human, json={"name": "deploy_done", "description": "d"}).json()
+    subscribed = httpx.post(
+        f"{url}/api/workspaces/{workspace['id']}/subscriptions",
+        headers=human,
+        json={"eventId": event["id"], "title": "Smoke-test production", "body": "Run the smoke tests."},
+    )
+    assert subscribed.status_code == 201, subscribed.text
+    async with mcp_client(url, env["WORKSPACE_DEV_AGENT_TOKEN"]) as client:
+        published = await client.call_tool(
+            "workspace", {"action": "publishEvent", "payload": {"name": "deploy_done", "payload": "v1 is live"}}
+        )
+    assert text_of(published) == 'event "deploy_done" published'
+    deadline = time.monotonic() + 15
+    while True:
+        tasks = httpx.get(f"{url}/api/workspaces/{workspace['id']}/tasks", headers=human).json()["tasks"]
+        if tasks or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    (trigger,) = tasks
+    assert trigger["title"] == "Smoke-test production" and trigger["createdBy"] == "event"
+    assert "v1 is live" in trigger["body"]

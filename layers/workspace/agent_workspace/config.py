@@ -18,6 +18,9 @@ class Settings(BaseSettings):
     schedule_target_arn: str = Field("", description="The function a cron schedule invokes when it fires.")
     scheduler_role_arn: str = Field("", description="The role EventBridge Scheduler assumes to invoke it.")
     schedule_dead_letter_arn: str = Field("", description="SQS queue for firings Scheduler could not deliver.")
+    site_call_approval_seconds: int = Field(
+        600, gt=0, description="How long a site-tool call waits for the human's decision before it expires."
+    )
     event_retention_days: int = Field(30, gt=0, description="Days a published event's record is kept.")
     aws_region: str = Field("us-east-1", validation_alias="AWS_REGION")
     aws_endpoint_url: str | None = Field(

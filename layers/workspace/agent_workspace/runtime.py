@@ -12,8 +12,10 @@ from agent_workspace.store.clients import AwsClients
 from agent_workspace.store.elicitations import ElicitationStore
 from agent_workspace.store.events import EventStore
 from agent_workspace.store.memory import MemoryStore
+from agent_workspace.store.pano import PanoStore
 from agent_workspace.store.queue import EventQueue
 from agent_workspace.store.schedules import ScheduleStore, ScheduleTarget
+from agent_workspace.store.site_tools import SiteToolStore
 from agent_workspace.store.skills import SkillStore
 from agent_workspace.store.tasks import TaskStore
 
@@ -70,3 +72,11 @@ class Runtime:
             self.settings.schedule_target_arn, self.settings.scheduler_role_arn, self.settings.schedule_dead_letter_arn
         )
         return ScheduleStore(self.clients.scheduler, self.settings.schedule_group, target)
+
+    @cached_property
+    def pano(self) -> PanoStore:
+        return PanoStore(self.clients.dynamodb, self.settings.table_name)
+
+    @cached_property
+    def site_tools(self) -> SiteToolStore:
+        return SiteToolStore(self.clients.dynamodb, self.settings.table_name)

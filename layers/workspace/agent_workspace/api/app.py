@@ -5,7 +5,18 @@ from mcp.server.transport_security import RequestBodyLimitMiddleware
 from starlette.routing import Route
 
 from agent_workspace import __version__
-from agent_workspace.api import elicitations, errors, events, human_tokens, memory, skills, tasks, workspaces
+from agent_workspace.api import (
+    bridge,
+    elicitations,
+    errors,
+    events,
+    human_tokens,
+    memory,
+    pano,
+    skills,
+    tasks,
+    workspaces,
+)
 from agent_workspace.api.auth import METADATA_PATH, base_url
 from agent_workspace.api.guard import HostOriginGuard
 from agent_workspace.mcp_server.endpoint import McpEndpoint
@@ -52,6 +63,8 @@ def create_app(runtime: Runtime) -> FastAPI:
     app.include_router(memory.router)
     app.include_router(skills.router)
     app.include_router(events.router)
+    app.include_router(pano.router)
+    app.include_router(bridge.router)
     # Outermost first: refuse bad Hosts/Origins, then oversized bodies (413) before anything reads them.
     app.add_middleware(RequestBodyLimitMiddleware, max_body_size=runtime.settings.max_request_bytes)
     app.add_middleware(HostOriginGuard, settings=runtime.settings)

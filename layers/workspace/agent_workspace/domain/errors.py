@@ -55,3 +55,9 @@ class Unavailable(WorkspaceError):
     """A dependency (DynamoDB, S3, SQS) failed in a way that is worth retrying."""
 
     http_status = 503
+
+
+class Failed(WorkspaceError):
+    """Something outside this server refused or failed the action: the human denied it, a site timed out."""
+
+    http_status = 424

@@ -5,7 +5,6 @@ random ones; DynamoDB writes that create an ID are conditional, so a collision f
 rather than overwriting.
 """
 
-import hashlib
 import secrets
 import time
 
@@ -28,12 +27,6 @@ def _encode(number: int, width: int) -> str:
 def new_id(now_ms: int | None = None) -> str:
     millis = time.time_ns() // 1_000_000 if now_ms is None else now_ms
     return _encode(millis, _TIME_CHARS) + "".join(secrets.choice(ALPHABET) for _ in range(_RANDOM_CHARS))
-
-
-def derived_id(at_ms: int, *parts: str) -> str:
-    """The same id every time for the same instant and parts: a retried delivery writes the same key."""
-    digest = int.from_bytes(hashlib.sha256("\x1f".join(parts).encode()).digest()[:8], "big")
-    return _encode(at_ms, _TIME_CHARS) + _encode(digest % 62**_RANDOM_CHARS, _RANDOM_CHARS)
 
 
 def is_id(value: str) -> bool:

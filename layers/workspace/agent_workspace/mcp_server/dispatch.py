@@ -98,6 +98,9 @@ def _payload_of(tool: Tool, action: Action, arguments: dict[str, Any]) -> dict[s
     payload = arguments.get("payload")
     if payload is None:
         payload = {}
+    if not isinstance(payload, dict) and "payload" in action.payload.model_fields:
+        # An action with a field of its own named `payload` (publishEvent): a flat call carries it beside action.
+        return {k: v for k, v in arguments.items() if k != "action"}
     if not isinstance(payload, dict):
         raise CallRefused(f"{where}: field 'payload' must be an object")
     flat = {k: v for k, v in arguments.items() if k not in ("action", "payload")}

@@ -2,8 +2,8 @@
 
 Publishing records the publication and puts a reference to it on the queue; the consumer
 (`workers.fan_out`) resolves the event's subscriptions and creates one trigger task per
-subscription. A trigger task's id derives from the publication and the subscription, and its write
-is conditional, so a message delivered twice creates each task once.
+subscription. A trigger task is written together with a marker keyed by the publication and the subscription,
+conditional on the marker not existing, so a message delivered twice creates each task once.
 """
 
 from contextlib import suppress
@@ -26,7 +26,7 @@ from agent_workspace.domain.events import (
     trigger_body,
     trigger_details,
 )
-from agent_workspace.domain.ids import check_id, derived_id, is_id, new_id
+from agent_workspace.domain.ids import check_id, is_id, new_id
 from agent_workspace.domain.models import Actor
 from agent_workspace.domain.tasks import Task, check_text
 from agent_workspace.observability import count, logger
@@ -179,11 +179,10 @@ def deliver(rt: Runtime, message: Any) -> int:
 def _create_trigger(
     rt: Runtime, account_id: str, subscription: Subscription, publication: Publication, event_id: str, name: str
 ) -> bool:
-    """One trigger task, once: False only if the subscribing workspace is gone."""
-    published_ms = int(parse_iso(publication.published_at).timestamp() * 1000)
+    """One trigger task, once (the delivery marker written with it says so): False only if the workspace is gone."""
     now = iso(rt.clock())
     task = Task(
-        id=derived_id(published_ms, publication.id, subscription.id),
+        id=new_id(),
         workspace_id=subscription.workspace_id,
         title=subscription.title,
         body=trigger_body(subscription, publication, name),
@@ -195,12 +194,14 @@ def _create_trigger(
         trigger=trigger_details(publication, event_id, name),
         history=({"status": "notstarted", "at": now, "by": "event"},),
     )
+    marker = rt.events.delivery_put(account_id, publication.id, subscription, task.id, _expiry(rt, publication))
     try:
-        rt.tasks.create(account_id, task, queued=True)
+        rt.tasks.create(account_id, task, queued=True, also=(marker,))
     except Conflict as conflict:
-        if conflict.reasons[:1] == ("ConditionalCheckFailed",):
-            return True  # delivered before: the task exists already
-        if conflict.reasons[-1:] == ("ConditionalCheckFailed",):
+        _task, count_update, delivered = (conflict.reasons + (None, None, None))[:3]
+        if delivered == "ConditionalCheckFailed":
+            return True  # delivered before: its trigger task exists already
+        if count_update == "ConditionalCheckFailed":
             logger.info("subscribing workspace is gone", extra={"subscriptionId": subscription.id})
             return False
         raise

@@ -13,7 +13,7 @@ from typing import Any
 from agent_workspace.domain.clock import iso, parse_iso
 from agent_workspace.domain.cron import CronSchedule
 from agent_workspace.domain.errors import Conflict, NotFound, PayloadError, Unavailable
-from agent_workspace.domain.ids import derived_id, is_id
+from agent_workspace.domain.ids import is_id, new_id
 from agent_workspace.domain.tasks import AttachmentRef, Task
 from agent_workspace.observability import count, logger
 from agent_workspace.runtime import Runtime
@@ -110,7 +110,12 @@ def delete_template(rt: Runtime, account_id: str, workspace_id: str, template_id
         with suppress(Exception):  # put the schedule back: the template is still there
             _rearm(rt, account_id, template)
         raise
-    with suppress(Exception):  # the records are gone; objects left behind only cost storage
+    # The template is gone from here on: what is left is housekeeping, which must not undo that.
+    try:
+        rt.tasks.purge_template_items(template)
+    except Exception:
+        logger.exception("template deleted, but its run links were not all removed", extra={"templateId": template.id})
+    with suppress(Exception):  # objects left behind only cost storage
         rt.blobs.delete([ref.key for ref in template.attachments])
     count("CronTemplateDeleted")
     return template
@@ -127,8 +132,9 @@ def list_runs(rt: Runtime, workspace_id: str, template_id: str, limit: int, curs
 
 
 def _run_of(rt: Runtime, template: Task, fire_at: str, now: str) -> Task:
-    """The run of one fire time; its id and its files' keys are the same on every retry."""
-    run_id = derived_id(int(parse_iso(fire_at).timestamp() * 1000), template.id, fire_at)
+    """The run of one fire time. Its link under the template, not its id, makes it happen once: a retry
+    that loses copies files no run uses, under the prefix the bucket expires."""
+    run_id = new_id()
     refs: list[AttachmentRef] = []
     for ref in template.attachments:
         target = attachment_key(template.workspace_id, run_id, ref.key.rsplit("/", 1)[-1])

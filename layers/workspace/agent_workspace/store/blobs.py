@@ -16,6 +16,11 @@ def attachment_key(workspace_id: str, task_id: str, storage_id: str, *, template
     return f"{TEMPLATE_PREFIX if template else EXPIRING_PREFIX}{workspace_id}/tasks/{task_id}/{storage_id}"
 
 
+def pano_prefix(account_id: str, doc_id: str) -> str:
+    """A pano doc's files: they go when the doc is deleted or expires, not by the lifecycle rule."""
+    return f"pano/{account_id}/{doc_id}/"
+
+
 def expires(key: str) -> bool:
     return key.startswith(EXPIRING_PREFIX)
 
@@ -41,6 +46,14 @@ class BlobStore:
         """Best effort: used to take back objects whose records were never written."""
         if keys:
             self._s3.delete_objects(Bucket=self._bucket, Delete={"Objects": [{"Key": k} for k in keys], "Quiet": True})
+
+    def delete_prefix(self, prefix: str) -> None:
+        """Every object under `prefix` (a doc's files, whatever records were lost)."""
+        try:
+            for page in self._s3.get_paginator("list_objects_v2").paginate(Bucket=self._bucket, Prefix=prefix):
+                self.delete([item["Key"] for item in page.get("Contents", [])])
+        except ClientError as error:
+            raise Unavailable("the files could not be deleted; retry shortly") from error
 
     def read(self, key: str) -> bytes | None:
         try:

@@ -118,32 +118,33 @@ def query_prefix(dynamodb: Any, table: str, partition: str, sk_prefix: str) -> l
 
 
 _BATCH_WRITE = 25  # DynamoDB's BatchWriteItem limit
+_BATCH_GET = 100  # and BatchGetItem's
 _UNPROCESSED_ROUNDS = 8  # bounded retries of what a batch call left unprocessed under throttling
 
 
 def batch_get(dynamodb: Any, table: str, keys: list[dict[str, Any]], consistent: bool = True) -> list[dict[str, Any]]:
-    """The raw items at these keys that exist (at most 100 keys: one BatchGetItem, plus retries of the unprocessed)."""
-    if not keys:
-        return []
+    """The raw items at these keys that exist: one BatchGetItem per 100 keys, plus retries of the unprocessed."""
     found: list[dict[str, Any]] = []
-    pending: dict[str, Any] = {table: {"Keys": keys, "ConsistentRead": consistent}}
     with translating_errors():
-        for attempt in range(_UNPROCESSED_ROUNDS):
-            response = dynamodb.batch_get_item(RequestItems=pending)
-            found.extend(response.get("Responses", {}).get(table, []))
-            pending = response.get("UnprocessedKeys") or {}
-            if not pending:
-                return found
-            back_off(attempt)
-    raise Unavailable("the store is busy; retry shortly")
+        for start in range(0, len(keys), _BATCH_GET):
+            pending: dict[str, Any] = {table: {"Keys": keys[start : start + _BATCH_GET], "ConsistentRead": consistent}}
+            for attempt in range(_UNPROCESSED_ROUNDS):
+                response = dynamodb.batch_get_item(RequestItems=pending)
+                found.extend(response.get("Responses", {}).get(table, []))
+                pending = response.get("UnprocessedKeys") or {}
+                if not pending:
+                    break
+                back_off(attempt)
+            else:
+                raise Unavailable("the store is busy; retry shortly")
+    return found
 
 
-def batch_delete(dynamodb: Any, table: str, keys: list[dict[str, Any]], unfinished: str) -> None:
-    """Delete the items at these keys, 25 per BatchWriteItem; `unfinished` says what a give-up leaves behind."""
+def batch_write(dynamodb: Any, table: str, requests: list[dict[str, Any]], unfinished: str) -> None:
+    """Put/Delete requests, 25 per BatchWriteItem; `unfinished` says what a give-up leaves behind."""
     with translating_errors():
-        for start in range(0, len(keys), _BATCH_WRITE):
-            chunk = keys[start : start + _BATCH_WRITE]
-            pending: dict[str, Any] = {table: [{"DeleteRequest": {"Key": k}} for k in chunk]}
+        for start in range(0, len(requests), _BATCH_WRITE):
+            pending: dict[str, Any] = {table: requests[start : start + _BATCH_WRITE]}
             for attempt in range(_UNPROCESSED_ROUNDS):
                 pending = dynamodb.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
                 if not pending:
@@ -151,3 +152,8 @@ def batch_delete(dynamodb: Any, table: str, keys: list[dict[str, Any]], unfinish
                 back_off(attempt)
             else:
                 raise Unavailable(f"the store is busy; {unfinished}")
+
+
+def batch_delete(dynamodb: Any, table: str, keys: list[dict[str, Any]], unfinished: str) -> None:
+    """Delete the items at these keys (see `batch_write`)."""
+    batch_write(dynamodb, table, [{"DeleteRequest": {"Key": k}} for k in keys], unfinished)

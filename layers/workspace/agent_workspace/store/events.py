@@ -173,6 +173,20 @@ class EventStore:
         """A transaction item recording the publication, for writing it together with something else."""
         return self._put(_publication_item(account_id, publication, expires_at))
 
+    def delivery_put(
+        self, account_id: str, publication_id: str, subscription: Subscription, task_id: str, expires_at: int
+    ) -> dict[str, Any]:
+        """A transaction item marking the publication delivered to the subscription, failing if it was already."""
+        return self._put(
+            {
+                keys.PK: keys.account_pk(account_id),
+                keys.SK: keys.delivery_sk(publication_id, subscription.id),
+                keys.TTL_ATTRIBUTE: expires_at,
+                "taskId": task_id,
+                "workspaceId": subscription.workspace_id,
+            }
+        )
+
     def record(self, account_id: str, publication: Publication, expires_at: int) -> None:
         with translating_errors(f"publication {publication.id} already exists"):
             self._db.put_item(
@@ -214,14 +228,17 @@ class EventStore:
             )
 
     def list_publications(
-        self, account_id: str, limit: int, cursor: str | None
+        self, account_id: str, limit: int, cursor: str | None, now_epoch: int
     ) -> tuple[list[Publication], str | None]:
-        """Newest first, a page at a time."""
+        """Newest first, a page at a time; expired ones are left out (TTL deletes them lazily)."""
         pk = keys.account_pk(account_id)
         request: dict[str, Any] = {
             "TableName": self._table,
             "KeyConditionExpression": "PK = :pk AND begins_with(SK, :prefix)",
-            "ExpressionAttributeValues": to_item({":pk": pk, ":prefix": keys.PUBLICATION_SK_PREFIX}),
+            "FilterExpression": f"{keys.TTL_ATTRIBUTE} > :now",
+            "ExpressionAttributeValues": to_item(
+                {":pk": pk, ":prefix": keys.PUBLICATION_SK_PREFIX, ":now": now_epoch}
+            ),
             "ScanIndexForward": False,
             "Limit": limit,
         }

@@ -187,3 +187,56 @@ def publication_sk(publication_id: str) -> str:
 
 
 PUBLICATION_SK_PREFIX = "PUB#"
+
+
+def delivery_sk(publication_id: str, subscription_id: str) -> str:
+    """Marks one publication delivered to one subscription: its conditional put makes a trigger task once.
+    (`PUBSUB#` never matches the `PUB#` listing.)"""
+    return f"PUBSUB#{publication_id}#{subscription_id}"
+
+
+def pano_sk(doc_id: str) -> str:
+    """A pano doc, in the account's partition (every workspace of the account shares it)."""
+    return f"PANO#{doc_id}"
+
+
+PANO_SK_PREFIX = "PANO#"
+
+
+def pano_comment_prefix(doc_id: str) -> str:
+    """A doc's comments; `PANOCMT#` never matches the `PANO#` listing."""
+    return f"PANOCMT#{doc_id}#"
+
+
+def pano_comment_sk(doc_id: str, comment_id: str) -> str:
+    return f"{pano_comment_prefix(doc_id)}{comment_id}"
+
+
+BRIDGE_SK = "BRIDGE"  # when the human's browser was last seen, in the account's partition
+
+
+def site_sk(origin: str) -> str:
+    """A site the human shared from the browser, with its tools."""
+    return f"SITE#{origin}"
+
+
+SITE_SK_PREFIX = "SITE#"
+
+
+def site_allow_sk(workspace_id: str, origin: str, tool: str) -> str:
+    """"Always allow" for one tool of one site, in one workspace."""
+    return f"SITEALLOW#{workspace_id}#{origin}#{tool}"
+
+
+def site_call_sk(call_id: str) -> str:
+    return f"SITECALL#{call_id}"
+
+
+def bridge_calls_pk(account_id: str) -> str:
+    """GSI1 (overloaded): calls waiting for the account's browser to pick them up."""
+    return f"BRIDGECALLS#{account_id}"
+
+
+def site_call_list_pk(workspace_id: str) -> str:
+    """GSI2 (overloaded): a workspace's site-tool calls by status, for the human's decisions."""
+    return f"SITECALLS#{workspace_id}"

@@ -9,7 +9,7 @@ the expression. `ActionAfterCompletion: NONE` keeps a fired schedule in place to
 import json
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -42,6 +42,9 @@ def schedule_name(workspace_id: str, template_id: str) -> str:
 
 
 def at_expression(instant: datetime) -> str:
+    """Scheduler's at() has whole seconds: round up, so a schedule never fires before its instant."""
+    if instant.microsecond:
+        instant = instant.replace(microsecond=0) + timedelta(seconds=1)
     return f"at({instant.astimezone(UTC).strftime(_AT_FORMAT)})"
 
 

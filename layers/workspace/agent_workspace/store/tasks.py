@@ -37,13 +37,17 @@ class TaskStore:
 
     # -- writes --------------------------------------------------------------------------------
 
-    def create(self, account_id: str, task: Task, queued: bool) -> None:
-        """The task, its attachment records and the workspace's count, in one transaction."""
+    def create(self, account_id: str, task: Task, queued: bool, also: tuple[dict[str, Any], ...] = ()) -> None:
+        """The task, its attachment records and the workspace's count, in one transaction, with `also` last.
+
+        A cancelled transaction's reasons come in that order: task, attachments, count, `also`.
+        """
         item = _task_item(task, queued)
         items: list[dict[str, Any]] = [
             {"Put": {"TableName": self._table, "Item": to_item(item), "ConditionExpression": _NEW_ITEM}},
             *(self._attachment_put(task.workspace_id, task.id, ref) for ref in task.attachments),
             self._count_update(account_id, task.workspace_id, {task.status: 1}),
+            *also,
         ]
         self._transact(items, f"task {task.id} already exists")
 
@@ -236,11 +240,12 @@ class TaskStore:
         else:
             removes.append("nextFireAt")
         if finished is not None and template.status != "completed":
-            sets += ["#status = :done", "updatedAt = :fire", "GSI2SK = :gsi2sk"]
+            sets += ["#status = :done", "updatedAt = :at", "GSI2SK = :gsi2sk"]
             sets.append("history = list_append(history, :entry)")
             values.update(
                 {
                     ":done": "completed",
+                    ":at": finished["at"],
                     ":old": template.status,
                     ":entry": [finished],
                     ":gsi2sk": keys.listing_sk("completed", template.created_at, template.id),
@@ -296,7 +301,10 @@ class TaskStore:
             [delete, self._count_update(account_id, workspace_id, {template.status: -1})],
             f"task {template_id} changed meanwhile; retry",
         )
-        # Links and attachment records are unreachable once the template is gone; clear them in pages.
+
+    def purge_template_items(self, template: Task) -> None:
+        """A deleted template's run links, attachment records and messages, unreachable now: in pages."""
+        workspace_id, template_id = template.workspace_id, template.id
         leftovers = query_all(
             self._db,
             {

@@ -1,0 +1,113 @@
+"""The Pano: markdown docs shared by every workspace of an account, with linked and attached files.
+
+A linked file must be linked from the markdown by its filename (`[text](name)` or `![alt](name)`);
+one the markdown stops linking is dropped on the next save. An attached file needs no link.
+"""
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import unquote
+
+from agent_workspace.domain.errors import PayloadError
+from agent_workspace.domain.tasks import AttachmentRef
+
+COLORS = ("yellow", "pink", "green", "blue", "orange", "purple", "amber")
+TITLE_MAX = 200
+MARKDOWN_MAX = 64 * 1024
+COMMENT_MAX = 4000
+COMMENTS_MAX = 500
+TTL_DAYS_DEFAULT = 30
+TTL_DAYS_MAX = 365
+FILES_MAX = 50  # linked and attached together, per doc
+
+# `[text](target)` and `![alt](target)`, with an optional "title" after the target.
+_LINK = re.compile(r"!?\[[^\]\n]*\]\(\s*(?:<([^>\n]+)>|([^)\s]+))(?:\s+\"[^\"]*\")?\s*\)")
+
+
+@dataclass(frozen=True)
+class PanoFile:
+    """A file of a doc: `linked` ones are referenced by the markdown, the others were attached."""
+
+    ref: AttachmentRef
+    linked: bool
+
+    @property
+    def name(self) -> str:
+        return self.ref.filename
+
+
+@dataclass(frozen=True)
+class Comment:
+    id: str
+    text: str
+    workspace_id: str | None  # None when the human wrote it
+    created_at: str
+
+    def public(self) -> dict[str, Any]:
+        return {"id": self.id, "comment": self.text, "by": self.workspace_id or "human", "createdAt": self.created_at}
+
+
+@dataclass(frozen=True)
+class Doc:
+    id: str
+    title: str
+    markdown: str
+    color: str
+    ttl_days: int
+    author_workspace_id: str
+    updated_by: str
+    created_at: str
+    updated_at: str
+    expires_at: str
+    revision: int = 1
+    files: tuple[PanoFile, ...] = field(default_factory=tuple)
+    comment_count: int = 0
+
+    def summary(self) -> dict[str, Any]:
+        """The doc without its markdown: what `save` returns and listings show."""
+        return {
+            "id": self.id,
+            "title": self.title,
+            "color": self.color,
+            "ttlDays": self.ttl_days,
+            "author": self.author_workspace_id,
+            "updatedBy": self.updated_by,
+            "createdAt": self.created_at,
+            "updatedAt": self.updated_at,
+            "expiresAt": self.expires_at,
+            "linkedFiles": [f.name for f in self.files if f.linked],
+            "attachmentCount": sum(1 for f in self.files if not f.linked),
+            "commentCount": self.comment_count,
+        }
+
+
+def linked_names(markdown: str) -> set[str]:
+    """Every link target of the markdown, as written and percent-decoded (`my%20plan.png` links `my plan.png`)."""
+    targets = {match.group(1) or match.group(2) for match in _LINK.finditer(markdown)}
+    return targets | {unquote(target) for target in targets}
+
+
+def check_doc(title: str, markdown: str, color: str, ttl_days: int) -> None:
+    if not title.strip():
+        raise PayloadError("title must not be empty", field="title")
+    if len(title) > TITLE_MAX:
+        raise PayloadError(f"title is {len(title)} characters; at most {TITLE_MAX}", field="title")
+    if len(markdown.encode()) > MARKDOWN_MAX:
+        raise PayloadError(f"markdown is {len(markdown.encode()):,} bytes; at most {MARKDOWN_MAX:,}", field="markdown")
+    if color not in COLORS:
+        raise PayloadError(f"color must be one of {', '.join(COLORS)}; got {color!r}", field="color")
+    if not 1 <= ttl_days <= TTL_DAYS_MAX:
+        raise PayloadError(f"ttlDays must be 1-{TTL_DAYS_MAX}; got {ttl_days}", field="ttlDays")
+
+
+def check_links(markdown: str, names: list[str]) -> None:
+    """Every file sent with `save` must be linked by its filename; the first that is not is refused."""
+    linked = linked_names(markdown)
+    for index, name in enumerate(names):
+        if name not in linked:
+            raise PayloadError(
+                f"files[{index}] {name!r} is not linked from the markdown; link it as [text]({name}) or "
+                f"![alt]({name}), or use attach for files that need no link",
+                field=f"files[{index}].filename",
+            )

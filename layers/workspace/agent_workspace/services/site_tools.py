@@ -1,0 +1,338 @@
+"""Site tools: searching what the human's browser shares, asking the human, and running calls through the bridge.
+
+A call is stored before anything waits, like a question to the human: the agent's request polls
+it while the human decides (unless the tool is read-only or always allowed) and while the browser
+picks it up and answers. Every move of a call is conditional on the status it was read in, so a
+late answer, a second decision or a timeout never overwrite one another.
+"""
+
+import json
+import time
+from dataclasses import replace
+from datetime import timedelta
+from typing import Any
+
+import anyio
+
+from agent_workspace.blocking import run_blocking
+from agent_workspace.domain.clock import iso, parse_iso
+from agent_workspace.domain.errors import Conflict, Failed, NotFound, PayloadError, Unavailable
+from agent_workspace.domain.ids import check_id, new_id
+from agent_workspace.domain.models import Actor
+from agent_workspace.domain.site_tools import (
+    DENIED,
+    DONE,
+    EXPIRED,
+    FAILED,
+    FINISHED,
+    ONLINE_SECONDS,
+    PENDING,
+    QUEUED,
+    RESULT_BYTES_MAX,
+    RUNNING,
+    SITE_TIMEOUT_SECONDS,
+    THIRD_PARTY_NOTICE,
+    SiteCall,
+    SiteTool,
+    check_arguments,
+    check_query,
+    normalise_origin,
+    parse_sites,
+    rank,
+)
+from agent_workspace.domain.tasks import Message
+from agent_workspace.observability import count
+from agent_workspace.runtime import Runtime
+
+_FIRST_POLL = 0.2
+_MAX_POLL = 1.0
+_BRIDGE_POLL = 0.5
+_PATTERN_TIMEOUT = 0.05  # seconds one regular-expression search may take
+
+
+# -- what the browser shares ---------------------------------------------------------------------
+
+
+def report_sites(rt: Runtime, account_id: str, raw_sites: list[dict[str, Any]]) -> dict[str, Any]:
+    sites = parse_sites(raw_sites)
+    rt.site_tools.replace_sites(account_id, sites, iso(rt.clock()))
+    return {"sites": len(sites), "tools": sum(len(site.tools) for site in sites), "online": True}
+
+
+def is_online(rt: Runtime, account_id: str) -> bool:
+    last = rt.site_tools.last_seen(account_id)
+    return last is not None and (rt.clock() - parse_iso(last)).total_seconds() <= ONLINE_SECONDS
+
+
+def search(rt: Runtime, account_id: str, q: str | None, pattern: str | None) -> dict[str, Any]:
+    """Every shared site, with its tools that match; `q` ranks, `pattern` filters by regular expression."""
+    matcher = _pattern(pattern) if pattern is not None else None
+    if q is not None:
+        check_query(q, "q")
+    online = is_online(rt, account_id)
+    shown = []
+    for site in rt.site_tools.sites(account_id):
+        tools: list[tuple[int, SiteTool]] = [(0, tool) for tool in site.tools]
+        if matcher is not None:
+            tools = [(score, tool) for score, tool in tools if _matches(matcher, tool)]
+        if q is not None:
+            tools = sorted(((rank(tool, q), tool) for _, tool in tools), key=lambda pair: -pair[0])
+            tools = [(score, tool) for score, tool in tools if score > 0]
+        shown.append(
+            (
+                max((score for score, _ in tools), default=0),
+                {
+                    "site": site.origin,
+                    "title": site.title,
+                    "online": online,
+                    "tools": [{"name": tool.name, "description": tool.description} for _, tool in tools],
+                },
+            )
+        )
+    shown.sort(key=lambda pair: (-pair[0], pair[1]["site"]))
+    return {"online": online, "sites": [site for _, site in shown]}
+
+
+def definition(rt: Runtime, account_id: str, site: str, tool: str) -> dict[str, Any]:
+    origin, found = _tool(rt, account_id, site, tool)
+    return {"site": origin, **found.definition()}
+
+
+# -- the agent's call ----------------------------------------------------------------------------
+
+
+def start_call(rt: Runtime, actor: Actor, task_id: str, site: str, tool: str, arguments: dict[str, Any]) -> SiteCall:
+    """Check everything, then store the call: ready to run, or waiting for the human's decision in the task."""
+    check_id(task_id, "taskId")
+    origin, found = _tool(rt, actor.account_id, site, tool)
+    check_arguments(found, arguments)
+    if rt.tasks.get(actor.workspace_id, task_id) is None:
+        raise NotFound(f"no task {task_id} in this workspace")
+    if not is_online(rt, actor.account_id):
+        raise Unavailable("the human's Chrome is not connected, so site tools cannot run now; try again later")
+    allowed = found.read_only or rt.site_tools.always_allowed(actor.account_id, actor.workspace_id, origin, tool)
+    now = iso(rt.clock())
+    call = SiteCall(
+        id=new_id(),
+        account_id=actor.account_id,
+        workspace_id=actor.workspace_id,
+        task_id=task_id,
+        site=origin,
+        tool=tool,
+        arguments=arguments,
+        status=QUEUED if allowed else PENDING,
+        created_at=now,
+        updated_at=now,
+        queued_at=now if allowed else None,
+    )
+    line = None
+    if not allowed:
+        line = Message(
+            id=new_id(),
+            author="agent",
+            kind="siteCall",
+            text=f"Wants to run {tool} on {origin}. Allow once, Always allow, or Deny.",
+            created_at=now,
+            details={"siteCallId": call.id, "site": origin, "tool": tool, "arguments": arguments},
+        )
+    rt.site_tools.create_call(call, line)
+    count("SiteCallStarted")
+    return call
+
+
+def find_call(rt: Runtime, actor: Actor, call_id: str, task_id: str) -> SiteCall:
+    check_id(call_id, "callId")
+    call = rt.site_tools.get_call(actor.account_id, call_id)
+    if call is None or call.workspace_id != actor.workspace_id or call.task_id != task_id:
+        raise NotFound(f"no site-tool call {call_id} in task {task_id}")
+    return call
+
+
+async def wait_for_result(rt: Runtime, call: SiteCall, deadline: float | None) -> dict[str, Any]:
+    """Poll the call until it ends; before the invocation would, return `pending` to resume with callId."""
+    return_by = None if deadline is None else deadline - rt.settings.lambda_return_margin_seconds
+    interval = _FIRST_POLL
+    while True:
+        if call.status == DONE:
+            count("SiteCallDone")
+            return {
+                "site": call.site,
+                "tool": call.tool,
+                "callId": call.id,
+                "notice": THIRD_PARTY_NOTICE,
+                "result": call.result,
+            }
+        if call.status in FINISHED:
+            raise Failed(call.error or f"the call ended {call.status}")
+        ended = await run_blocking(_enforce_deadlines, rt, call)
+        if ended is not None:
+            call = ended
+            continue
+        if return_by is not None and time.monotonic() + interval >= return_by:
+            return _pending(call)
+        await anyio.sleep(interval)
+        interval = min(interval * 1.5, _MAX_POLL)
+        call = await run_blocking(_reread, rt, call)
+
+
+# -- the human's decision ------------------------------------------------------------------------
+
+
+def decide(rt: Runtime, account_id: str, workspace_id: str, call_id: str, decision: str) -> SiteCall:
+    call = rt.site_tools.get_call(account_id, call_id) if call_id else None
+    if call is None or call.workspace_id != workspace_id:
+        raise NotFound(f"no site-tool call {call_id} in this workspace")
+    if call.status != PENDING:
+        raise Conflict(f"call {call_id} is {call.status}; only a pending call takes a decision")
+    now = rt.clock()
+    if _approval_overdue(rt, call):
+        _end(rt, call, EXPIRED, "the human did not decide in time")
+        raise Conflict(f"call {call_id} waited too long for a decision and has expired")
+    moved = replace(call, decision=decision, updated_at=iso(now))
+    if decision == "deny":
+        moved = replace(moved, status=DENIED, error=f"the human denied running {call.tool} on {call.site}")
+    else:
+        moved = replace(moved, status=QUEUED, queued_at=iso(now))
+    words = {"allow_once": "Allowed once", "always_allow": "Always allowed", "deny": "Denied"}[decision]
+    line = Message(
+        id=new_id(),
+        author="human",
+        kind="siteCallDecision",
+        text=f"{words}: {call.tool} on {call.site}",
+        created_at=iso(now),
+        details={"siteCallId": call.id, "decision": decision},
+    )
+    extra = rt.site_tools.conversation_items(call, line)
+    if decision == "always_allow":
+        extra.append(rt.site_tools.allow_item(call, iso(now)))
+    if not rt.site_tools.move(call, moved, extra):
+        raise Conflict(f"call {call_id} changed meanwhile; read it again")
+    count("SiteCallDecided")
+    return moved
+
+
+def calls_of(rt: Runtime, workspace_id: str, status: str | None) -> list[dict[str, Any]]:
+    return [call.public() for call in rt.site_tools.calls_of(workspace_id, status)]
+
+
+# -- the bridge (the human's browser) -------------------------------------------------------------
+
+
+def poll_calls(rt: Runtime, account_id: str, wait_seconds: float) -> list[dict[str, Any]]:
+    """Long-poll for calls to run, claiming each so that one browser runs it once; marks the browser online."""
+    rt.site_tools.seen(account_id, iso(rt.clock()))
+    give_up = time.monotonic() + wait_seconds
+    while True:
+        claimed = []
+        for call in rt.site_tools.queued_for_bridge(account_id):
+            running = replace(call, status=RUNNING, updated_at=iso(rt.clock()))
+            if rt.site_tools.move(call, running):
+                claimed.append(running)
+        if claimed or time.monotonic() >= give_up:
+            rt.site_tools.seen(account_id, iso(rt.clock()))
+            return [_for_bridge(call) for call in claimed]
+        time.sleep(min(_BRIDGE_POLL, max(0.0, give_up - time.monotonic())))
+
+
+def post_result(rt: Runtime, account_id: str, call_id: str, result: Any, error: str | None) -> SiteCall:
+    call = rt.site_tools.get_call(account_id, call_id) if call_id else None
+    if call is None:
+        raise NotFound(f"no site-tool call {call_id}")
+    if call.status != RUNNING:
+        raise Conflict(f"call {call_id} is {call.status}; its result is no longer awaited")
+    now = iso(rt.clock())
+    if error is not None:
+        ended = replace(call, status=FAILED, error=f"the site answered with an error: {error[:2000]}", updated_at=now)
+    else:
+        size = len(json.dumps(result, ensure_ascii=False).encode())
+        if size > RESULT_BYTES_MAX:
+            limit = RESULT_BYTES_MAX // 1024
+            _end(rt, call, FAILED, f"the site's result is {size:,} bytes, over the {limit} KiB limit")
+            raise PayloadError(f"result is {size:,} bytes; at most {RESULT_BYTES_MAX:,}", field="result")
+        ended = replace(call, status=DONE, result=result, updated_at=now)
+    if not rt.site_tools.move(call, ended):
+        raise Conflict(f"call {call_id} changed meanwhile (it may have timed out)")
+    return ended
+
+
+# -- helpers -------------------------------------------------------------------------------------
+
+
+def _tool(rt: Runtime, account_id: str, site: str, tool: str) -> tuple[str, SiteTool]:
+    origin = normalise_origin(site)
+    found = rt.site_tools.site(account_id, origin)
+    if found is None:
+        raise NotFound(f"no shared site {origin}; siteTools search lists the sites the human shared")
+    definition = found.tool(tool)
+    if definition is None:
+        raise NotFound(f"site {origin} has no tool {tool!r}; siteTools search lists its tools")
+    return origin, definition
+
+
+def _enforce_deadlines(rt: Runtime, call: SiteCall) -> SiteCall | None:
+    """End a call whose time is up (the human's decision, the browser's answer); None while it may go on."""
+    if call.status == PENDING and _approval_overdue(rt, call):
+        return _end(rt, call, EXPIRED, "the human did not decide in time")
+    if call.status in (QUEUED, RUNNING):
+        waited = (rt.clock() - parse_iso(call.queued_at or call.created_at)).total_seconds()
+        if waited > SITE_TIMEOUT_SECONDS:
+            return _end(rt, call, FAILED, f"the site did not answer within {SITE_TIMEOUT_SECONDS} seconds")
+        if call.status == QUEUED and not is_online(rt, call.account_id):
+            return _end(rt, call, FAILED, "the human's Chrome is not connected, so the call could not run")
+    return None
+
+
+def _approval_overdue(rt: Runtime, call: SiteCall) -> bool:
+    limit = timedelta(seconds=rt.settings.site_call_approval_seconds)
+    return rt.clock() - parse_iso(call.created_at) > limit
+
+
+def _end(rt: Runtime, call: SiteCall, status: str, error: str) -> SiteCall:
+    ended = replace(call, status=status, error=error, updated_at=iso(rt.clock()))
+    if rt.site_tools.move(call, ended):
+        count(f"SiteCall{status.capitalize()}")
+        return ended
+    return _reread(rt, call)  # it moved on meanwhile (answered, decided): that is the outcome
+
+
+def _reread(rt: Runtime, call: SiteCall) -> SiteCall:
+    current = rt.site_tools.get_call(call.account_id, call.id)
+    if current is None:
+        raise NotFound(f"site-tool call {call.id} is gone")
+    return current
+
+
+def _for_bridge(call: SiteCall) -> dict[str, Any]:
+    deadline = parse_iso(call.queued_at or call.created_at) + timedelta(seconds=SITE_TIMEOUT_SECONDS)
+    return {"id": call.id, "site": call.site, "tool": call.tool, "arguments": call.arguments, "deadline": iso(deadline)}
+
+
+def _pending(call: SiteCall) -> dict[str, Any]:
+    waiting_for = "the human's decision" if call.status == PENDING else "the site's answer"
+    return {
+        "status": "pending",
+        "callId": call.id,
+        "waitingFor": waiting_for,
+        "next": (
+            f"Still waiting for {waiting_for}. Keep waiting on the same call: siteTools "
+            f'{{"action": "call", "payload": {{"taskId": "{call.task_id}", "site": "{call.site}", '
+            f'"tool": "{call.tool}", "arguments": {{}}, "callId": "{call.id}"}}}}'
+        ),
+    }
+
+
+def _pattern(pattern: str) -> Any:
+    import regex  # a regular expression with a timeout: a catastrophic pattern cannot stall the server
+
+    check_query(pattern, "pattern")
+    try:
+        return regex.compile(pattern, regex.IGNORECASE)
+    except regex.error as error:
+        raise PayloadError(f"pattern is not a valid regular expression: {error}", field="pattern") from None
+
+
+def _matches(matcher: Any, tool: SiteTool) -> bool:
+    try:
+        return matcher.search(f"{tool.name}\n{tool.description}", timeout=_PATTERN_TIMEOUT) is not None
+    except TimeoutError:
+        raise PayloadError("pattern takes too long to evaluate; use a simpler one", field="pattern") from None
