@@ -102,13 +102,27 @@ class SiteCall:
 
 
 def normalise_origin(value: str, field_name: str = "site") -> str:
-    """`https://github.com/` and `https://GitHub.com` are the same site: scheme://host[:port], lower case."""
-    parts = urlsplit(value.strip())
-    if parts.scheme not in ("http", "https") or not parts.hostname or parts.path not in ("", "/") or parts.query:
-        raise PayloadError(f"{field_name} must be a site's origin such as 'https://github.com'; got {value!r}",
-                           field=field_name)
-    port = f":{parts.port}" if parts.port else ""
-    return f"{parts.scheme}://{parts.hostname.lower()}{port}"
+    """`https://github.com/`, `https://GitHub.com:443` and `https://github.com` are one site: scheme://host[:port]."""
+    refused = PayloadError(
+        f"{field_name} must be a site's origin such as 'https://github.com'; got {value[:100]!r}", field=field_name
+    )
+    try:
+        parts = urlsplit(value.strip())
+        port = parts.port
+    except ValueError:  # a port that is no number or out of range, an unclosed IPv6 bracket
+        raise refused from None
+    if (
+        parts.scheme not in ("http", "https")
+        or not parts.hostname
+        or parts.path not in ("", "/")
+        or parts.query
+        or parts.fragment
+        or parts.username is not None
+    ):
+        raise refused
+    default = {"http": 80, "https": 443}[parts.scheme]
+    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname.lower()
+    return f"{parts.scheme}://{host}{f':{port}' if port and port != default else ''}"
 
 
 def parse_sites(raw: list[dict[str, Any]]) -> list[Site]:

@@ -225,6 +225,9 @@ def poll_calls(rt: Runtime, account_id: str, wait_seconds: float) -> list[dict[s
     while True:
         claimed = []
         for call in rt.site_tools.queued_for_bridge(account_id):
+            if _past_deadline(rt, call):  # nobody waits for it any more: never run it late
+                _end(rt, call, FAILED, f"the site did not answer within {SITE_TIMEOUT_SECONDS} seconds")
+                continue
             running = replace(call, status=RUNNING, updated_at=iso(rt.clock()))
             if rt.site_tools.move(call, running):
                 claimed.append(running)
@@ -240,6 +243,9 @@ def post_result(rt: Runtime, account_id: str, call_id: str, result: Any, error: 
         raise NotFound(f"no site-tool call {call_id}")
     if call.status != RUNNING:
         raise Conflict(f"call {call_id} is {call.status}; its result is no longer awaited")
+    if _past_deadline(rt, call):
+        _end(rt, call, FAILED, f"the site did not answer within {SITE_TIMEOUT_SECONDS} seconds")
+        raise Conflict(f"call {call_id} is past its deadline; its result is no longer awaited")
     now = iso(rt.clock())
     if error is not None:
         ended = replace(call, status=FAILED, error=f"the site answered with an error: {error[:2000]}", updated_at=now)
@@ -274,12 +280,16 @@ def _enforce_deadlines(rt: Runtime, call: SiteCall) -> SiteCall | None:
     if call.status == PENDING and _approval_overdue(rt, call):
         return _end(rt, call, EXPIRED, "the human did not decide in time")
     if call.status in (QUEUED, RUNNING):
-        waited = (rt.clock() - parse_iso(call.queued_at or call.created_at)).total_seconds()
-        if waited > SITE_TIMEOUT_SECONDS:
+        if _past_deadline(rt, call):
             return _end(rt, call, FAILED, f"the site did not answer within {SITE_TIMEOUT_SECONDS} seconds")
         if call.status == QUEUED and not is_online(rt, call.account_id):
             return _end(rt, call, FAILED, "the human's Chrome is not connected, so the call could not run")
     return None
+
+
+def _past_deadline(rt: Runtime, call: SiteCall) -> bool:
+    """The site's 60 seconds count from when the call could run."""
+    return (rt.clock() - parse_iso(call.queued_at or call.created_at)).total_seconds() > SITE_TIMEOUT_SECONDS
 
 
 def _approval_overdue(rt: Runtime, call: SiteCall) -> bool:

@@ -7,6 +7,7 @@ every call carries GSI2 (`SITECALLS#<workspaceId>`, `<status>#<createdAt>#<id>`)
 list. `SITEALLOW#<workspaceId>#<origin>#<tool>` remembers an "Always allow".
 """
 
+import json
 from typing import Any
 
 from agent_workspace.domain.errors import Conflict
@@ -113,7 +114,8 @@ class SiteToolStore:
             with translating_errors():
                 self._db.transact_write_items(TransactItems=[item, *(extra or [])])
         except Conflict as conflict:
-            if conflict.reasons[:1] == ("ConditionalCheckFailed",):
+            # Lost to another writer (a condition, or a transaction racing on the same call): it moved on.
+            if conflict.reasons[:1] in (("ConditionalCheckFailed",), ("TransactionConflict",)):
                 return False
             raise
         return True
@@ -197,13 +199,14 @@ def _call_item(call: SiteCall) -> dict[str, Any]:
         "taskId": call.task_id,
         "site": call.site,
         "tool": call.tool,
-        "arguments": call.arguments,
+        # JSON text, not maps: any JSON a site returns fits (DynamoDB numbers, empty keys and nesting do not).
+        "arguments": json.dumps(call.arguments, separators=(",", ":")),
         "status": call.status,
         "createdAt": call.created_at,
         "updatedAt": call.updated_at,
         "queuedAt": call.queued_at,
         "decision": call.decision,
-        "result": call.result,
+        "result": None if call.result is None else json.dumps(call.result, separators=(",", ":")),
         "error": call.error,
     }
     if call.status == QUEUED:  # visible to the browser's poll only while it waits for it
@@ -220,12 +223,12 @@ def _call(values: dict[str, Any]) -> SiteCall:
         task_id=values["taskId"],
         site=values["site"],
         tool=values["tool"],
-        arguments=values.get("arguments") or {},
+        arguments=json.loads(values["arguments"]) if values.get("arguments") else {},
         status=values["status"],
         created_at=values["createdAt"],
         updated_at=values["updatedAt"],
         queued_at=values.get("queuedAt"),
         decision=values.get("decision"),
-        result=values.get("result"),
+        result=json.loads(values["result"]) if values.get("result") is not None else None,
         error=values.get("error"),
     )

@@ -66,7 +66,10 @@ async def call_tool(call: Call, payload: CallPayload) -> dict:
     if payload.callId is not None:
         started = await run_blocking(site_tools.find_call, call.runtime, actor, payload.callId, payload.taskId)
         if (started.site, started.tool) != (normalise_origin(payload.site), payload.tool):
-            raise PayloadError(f"call {payload.callId} is for {started.tool} on {started.site}", field="callId")
+            raise PayloadError(
+                f"callId {payload.callId} is a call of {started.tool} on {started.site}, not of this tool",
+                field="callId",
+            )
     else:
         started = await run_blocking(
             site_tools.start_call, call.runtime, actor, payload.taskId, payload.site, payload.tool, payload.arguments
