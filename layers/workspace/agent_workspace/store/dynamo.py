@@ -92,6 +92,13 @@ def translating_errors(
         raise Unavailable(f"the {service} could not be reached; retry shortly") from error
 
 
+def get_item(dynamodb: Any, table: str, pk: str, sk: str, consistent: bool = True) -> dict[str, Any] | None:
+    """One item, deserialised, or None; consistent unless asked otherwise."""
+    with translating_errors():
+        item = dynamodb.get_item(TableName=table, Key=key(pk, sk), ConsistentRead=consistent).get("Item")
+    return from_item(item) if item else None
+
+
 def query_all(dynamodb: Any, request: dict[str, Any]) -> list[dict[str, Any]]:
     """Every item a Query matches, page after page, deserialised."""
     request = dict(request)

@@ -11,7 +11,7 @@ from agent_workspace.domain.errors import Conflict, NotFound, PayloadError
 from agent_workspace.domain.events import EventDefinition, Publication, Subscription
 from agent_workspace.store import keys
 from agent_workspace.store.cursor import decode_cursor, encode_cursor
-from agent_workspace.store.dynamo import from_item, key, query_all, query_prefix, to_item, translating_errors
+from agent_workspace.store.dynamo import from_item, get_item, key, query_all, query_prefix, to_item, translating_errors
 
 _NEW_ITEM = "attribute_not_exists(PK)"
 
@@ -257,9 +257,7 @@ class EventStore:
     # -- helpers -------------------------------------------------------------------------------
 
     def _get(self, pk: str, sk: str) -> dict[str, Any] | None:
-        with translating_errors():
-            item = self._db.get_item(TableName=self._table, Key=key(pk, sk), ConsistentRead=True).get("Item")
-        return from_item(item) if item else None
+        return get_item(self._db, self._table, pk, sk)
 
     def _put(self, item: dict[str, Any]) -> dict[str, Any]:
         return {"Put": {"TableName": self._table, "Item": to_item(item), "ConditionExpression": _NEW_ITEM}}

@@ -8,17 +8,17 @@ from typing import Any
 
 from agent_workspace.domain.errors import Conflict, NotFound
 from agent_workspace.domain.pano import Comment, Doc, PanoFile
-from agent_workspace.domain.tasks import AttachmentRef
 from agent_workspace.store import keys
 from agent_workspace.store.dynamo import (
     batch_delete,
-    from_item,
+    get_item,
     key,
     query_all,
     query_prefix,
     to_item,
     translating_errors,
 )
+from agent_workspace.store.tasks import attachment_ref, attachment_values
 
 _REPLACED = ("title", "markdown", "color", "ttlDays", "updatedBy", "updatedAt", "expiresAtIso", "revision", "files",
              keys.TTL_ATTRIBUTE)
@@ -31,11 +31,8 @@ class PanoStore:
         self._table = table_name
 
     def get(self, account_id: str, doc_id: str) -> Doc | None:
-        with translating_errors():
-            item = self._db.get_item(
-                TableName=self._table, Key=key(keys.account_pk(account_id), keys.pano_sk(doc_id)), ConsistentRead=True
-            ).get("Item")
-        return _doc(from_item(item)) if item else None
+        item = get_item(self._db, self._table, keys.account_pk(account_id), keys.pano_sk(doc_id))
+        return _doc(item) if item else None
 
     def list_docs(self, account_id: str) -> list[Doc]:
         """Every doc of the account, without markdown (a projection), in id (creation) order."""
@@ -170,16 +167,7 @@ def _doc_item(account_id: str, doc: Doc) -> dict[str, Any]:
 
 
 def _file_values(file: PanoFile) -> dict[str, Any]:
-    ref = file.ref
-    return {
-        "id": ref.id,
-        "filename": ref.filename,
-        "mimeType": ref.mime_type,
-        "size": ref.size,
-        "key": ref.key,
-        "createdAt": ref.created_at,
-        "linked": file.linked,
-    }
+    return {**attachment_values(file.ref), "linked": file.linked}
 
 
 def _doc(values: dict[str, Any]) -> Doc:
@@ -195,12 +183,6 @@ def _doc(values: dict[str, Any]) -> Doc:
         updated_at=values["updatedAt"],
         expires_at=values["expiresAtIso"],
         revision=int(values["revision"]),
-        files=tuple(
-            PanoFile(
-                AttachmentRef(f["id"], f["filename"], f["mimeType"], int(f["size"]), f["key"], f["createdAt"]),
-                bool(f["linked"]),
-            )
-            for f in values.get("files", [])
-        ),
+        files=tuple(PanoFile(attachment_ref(f), bool(f["linked"])) for f in values.get("files", [])),
         comment_count=int(values.get("commentCount", 0)),
     )

@@ -17,6 +17,7 @@ from agent_workspace.store.dynamo import (
     batch_delete,
     batch_write,
     from_item,
+    get_item,
     key,
     query_all,
     query_prefix,
@@ -163,9 +164,7 @@ class SiteToolStore:
         return [_call(item) for item in items]
 
     def _get(self, pk: str, sk: str) -> dict[str, Any] | None:
-        with translating_errors():
-            item = self._db.get_item(TableName=self._table, Key=key(pk, sk), ConsistentRead=True).get("Item")
-        return from_item(item) if item else None
+        return get_item(self._db, self._table, pk, sk)
 
 
 def _site_item(pk: str, site: Site, now: str) -> dict[str, Any]:

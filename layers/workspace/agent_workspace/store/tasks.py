@@ -402,7 +402,7 @@ class TaskStore:
                 TableName=self._table,
                 Key=key(keys.workspace_pk(workspace_id), keys.attachment_sk(task_id, attachment_id)),
             ).get("Item")
-        return _attachment(from_item(item)) if item else None
+        return attachment_ref(from_item(item)) if item else None
 
     def list_page(
         self, workspace_id: str, status: str | None, assignee: str | None, limit: int, cursor: str | None
@@ -521,7 +521,7 @@ def _task_item(task: Task, queued: bool) -> dict[str, Any]:
         "createdBy": task.created_by,
         "createdAt": task.created_at,
         "updatedAt": task.updated_at,
-        "attachments": [_attachment_values(ref) for ref in task.attachments],
+        "attachments": [attachment_values(ref) for ref in task.attachments],
         "cronSchedule": task.cron_schedule,
         "timezone": task.timezone,
         "eventId": task.event_id,
@@ -549,17 +549,17 @@ def message_item(workspace_id: str, task_id: str, message: Message) -> dict[str,
         "kind": message.kind,
         "text": message.text,
         "createdAt": message.created_at,
-        "attachments": [_attachment_values(ref) for ref in message.attachments],
+        "attachments": [attachment_values(ref) for ref in message.attachments],
         "details": message.details,
     }
 
 
-def _attachment_values(ref: AttachmentRef) -> dict[str, Any]:
+def attachment_values(ref: AttachmentRef) -> dict[str, Any]:
     return {"id": ref.id, "filename": ref.filename, "mimeType": ref.mime_type, "size": ref.size, "key": ref.key,
             "createdAt": ref.created_at}
 
 
-def _attachment(values: dict[str, Any]) -> AttachmentRef:
+def attachment_ref(values: dict[str, Any]) -> AttachmentRef:
     return AttachmentRef(
         id=values["id"],
         filename=values["filename"],
@@ -576,7 +576,7 @@ def _message(values: dict[str, Any]) -> Message:
         author=values["author"],
         text=values["text"],
         created_at=values["createdAt"],
-        attachments=tuple(_attachment(a) for a in values.get("attachments", [])),
+        attachments=tuple(attachment_ref(a) for a in values.get("attachments", [])),
         kind=values.get("kind", "message"),
         details=values.get("details"),
     )
@@ -593,7 +593,7 @@ def _task(values: dict[str, Any]) -> Task:
         created_by=values["createdBy"],
         created_at=values["createdAt"],
         updated_at=values["updatedAt"],
-        attachments=tuple(_attachment(a) for a in values.get("attachments", [])),
+        attachments=tuple(attachment_ref(a) for a in values.get("attachments", [])),
         cron_schedule=values.get("cronSchedule"),
         timezone=values.get("timezone"),
         event_id=values.get("eventId"),
