@@ -11,7 +11,10 @@ export SAM_CLI_TELEMETRY := 0
 export POWERTOOLS_SERVICE_NAME ?= agent-workspace
 export POWERTOOLS_METRICS_NAMESPACE ?= AgentWorkspace
 
-.PHONY: serve test unit lint bench build clean
+CHROMIUM ?= /usr/bin/chromium
+export CHROMIUM
+
+.PHONY: serve test unit lint bench build clean browser
 
 $(STAMP): pyproject.toml layers/workspace/requirements.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -30,8 +33,14 @@ $(TOOLS_STAMP):
 serve: $(STAMP)
 	HOST=$(HOST) PORT=$(PORT) POWERTOOLS_METRICS_DISABLED=true $(BIN)/python -m agent_workspace.local
 
-test: $(STAMP) lint
+test: $(STAMP) lint browser
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The console's end-to-end tests drive Debian's headless Chromium; install it once if it is missing.
+browser:
+	@test -x $(CHROMIUM) || { command -v apt-get >/dev/null && \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; }; } \
+		|| { echo "Chromium is needed at $(CHROMIUM) for the console tests: apt-get install chromium"; exit 1; }
 
 lint: $(STAMP) $(TOOLS_STAMP)
 	$(BIN)/ruff check layers functions tests scripts
@@ -46,4 +55,4 @@ build: $(TOOLS_STAMP)
 	$(TOOLS)/bin/sam build --template template.yaml
 
 clean:
-	rm -rf $(VENV) $(TOOLS) .aws-sam .pytest_cache
+	rm -rf $(VENV) $(TOOLS) .node .aws-sam .pytest_cache test-artifacts

@@ -1,22 +1,38 @@
-"""Test helpers: the app under a real uvicorn, an MCP client with a bearer token, tool-call shortcuts."""
+"""Test helpers: the app under a real uvicorn, an MCP client with a bearer token, tool-call shortcuts, and the
+deployed Lambda entry points loaded the way the Lambda runtime loads them."""
 
+import base64
+import importlib.util
+import json
+import os
+import re
+import secrets
 import socket
 import threading
 import time
+import uuid
 from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import httpx2
+import pytest
 import uvicorn
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from agent_workspace.api.app import create_app
+from agent_workspace.config import get_settings
 from agent_workspace.domain.tokens import hash_token
 from agent_workspace.mcp_server.dispatch import ToolOutcome, dispatch
 from agent_workspace.mcp_server.registry import Call
 from agent_workspace.runtime import Runtime
 from agent_workspace.tools import REGISTRY
+
+ROOT = Path(__file__).resolve().parents[1]
+CREATED = re.compile(r"^task created with id=([0-9A-Za-z]{11})$")
 
 
 def free_port() -> int:
@@ -57,6 +73,10 @@ async def mcp_client(url: str, token: str, mode: str = "legacy"):
         yield client
 
 
+def b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()
+
+
 def text_of(result: Any) -> str:
     return "".join(block.text for block in result.content)
 
@@ -66,3 +86,109 @@ async def call(runtime: Runtime, token: str, tool: str, arguments: dict[str, Any
     principal = runtime.accounts.resolve_token(hash_token(token))
     assert principal is not None
     return await dispatch(REGISTRY, Call(principal, runtime, "test"), tool, arguments)
+
+
+# -- agents over MCP ------------------------------------------------------------------------------
+
+
+class Agent:
+    """One connected agent: `await agent("task", "create", title=...)` → (text, is_error)."""
+
+    def __init__(self, client) -> None:
+        self._client = client
+
+    async def raw(self, tool: str, arguments: dict) -> tuple[str, bool]:
+        result = await self._client.call_tool(tool, arguments)
+        return text_of(result), result.is_error
+
+    async def act(self, tool: str, action: str, /, **payload) -> tuple[str, bool]:
+        """One action of a tool; what `agent(...)` calls, kept apart so a subclass bound to one tool can rebind it."""
+        return await self.raw(tool, {"action": action, "payload": payload})
+
+    async def __call__(self, tool: str, action: str, /, **payload) -> tuple[str, bool]:
+        return await self.act(tool, action, **payload)
+
+    async def create(self, **payload) -> str:
+        """`task create`, asserted: the new task's id."""
+        text, is_error = await self.act("task", "create", **payload)
+        assert not is_error, text
+        match = CREATED.match(text)
+        assert match, text
+        return match.group(1)
+
+    async def get(self, **payload) -> Any:
+        """`task get`, asserted: the task as JSON (None when there is nothing to dequeue)."""
+        text, is_error = await self.act("task", "get", **payload)
+        assert not is_error, text
+        return json.loads(text)
+
+
+# -- the deployed Lambda functions ----------------------------------------------------------------
+
+# What the functions are called when deployed as the stack `agent-workspace`: the schedule function has
+# a fixed name (template.yaml), the others the names CloudFormation generates.
+FUNCTION_NAMES = {
+    "api": "agent-workspace-ApiFunction-Xk2n7Qp9Lm3R",
+    "events": "agent-workspace-EventsFunction-Pq4Rs8Tu2Vw6",
+    "schedule": "agent-workspace-schedule",
+}
+
+
+@dataclass
+class LambdaContext:
+    """The context object the Lambda runtime hands the function `function_name` with each invocation."""
+
+    function_name: str
+    aws_request_id: str = field(default_factory=lambda: str(uuid.uuid4()))
+    remaining_ms: int = 900_000
+    function_version: str = "$LATEST"
+    memory_limit_in_mb: int = 1024
+    log_stream_name: str = "2026/12/02/[$LATEST]0123456789abcdef0123456789abcdef"
+
+    @property
+    def invoked_function_arn(self) -> str:
+        return f"arn:aws:lambda:us-east-1:123456789012:function:{self.function_name}"
+
+    @property
+    def log_group_name(self) -> str:
+        return f"/aws/lambda/{self.function_name}"
+
+    def get_remaining_time_in_millis(self) -> int:
+        return self.remaining_ms
+
+
+def load_function(folder: str, runtime: Runtime, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    """functions/<folder>/app.py, imported afresh under a module name of its own, with the environment
+    template.yaml gives every function, pointed at `runtime`'s resources (on moto): no other WORKSPACE_*."""
+    settings = runtime.settings
+    assert settings.aws_endpoint_url, "a function is loaded against moto, never against AWS"
+    env = {
+        "AWS_REGION": settings.aws_region,
+        "AWS_DEFAULT_REGION": settings.aws_region,
+        "AWS_LAMBDA_FUNCTION_NAME": FUNCTION_NAMES[folder],
+        "WORKSPACE_TABLE_NAME": settings.table_name,
+        "WORKSPACE_ATTACHMENTS_BUCKET": settings.attachments_bucket,
+        "WORKSPACE_EVENTS_QUEUE_URL": settings.events_queue_url,
+        "WORKSPACE_ALLOWED_ORIGINS": ",".join(settings.allowed_origins),
+        "WORKSPACE_ATTACHMENT_RETENTION_DAYS": str(settings.attachment_retention_days),
+        "WORKSPACE_SCHEDULE_GROUP": settings.schedule_group,
+        "WORKSPACE_SCHEDULE_TARGET_ARN": settings.schedule_target_arn,
+        "WORKSPACE_SCHEDULER_ROLE_ARN": settings.scheduler_role_arn,
+        "WORKSPACE_SCHEDULE_DEAD_LETTER_ARN": settings.schedule_dead_letter_arn,
+        "WORKSPACE_AWS_ENDPOINT_URL": settings.aws_endpoint_url,
+    }
+    for name in [name for name in os.environ if name.startswith("WORKSPACE_") and name not in env]:
+        monkeypatch.delenv(name)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    get_settings.cache_clear()
+    spec = importlib.util.spec_from_file_location(
+        f"lambda_{folder}_app_{secrets.token_hex(4)}", ROOT / "functions" / folder / "app.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        get_settings.cache_clear()  # the module has read its settings; nobody else is to see them cached
+    return module

@@ -6,39 +6,30 @@ handler in functions/schedule/app.py.
 """
 
 import base64
-import importlib.util
 import json
-import re
-import secrets
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import httpx
 import pytest
 from botocore.exceptions import ClientError
 
-from agent_workspace.config import get_settings
 from agent_workspace.domain.clock import iso, parse_iso
 from agent_workspace.domain.errors import PayloadError, Unavailable
 from agent_workspace.domain.models import Actor
 from agent_workspace.local.drivers import Drivers, ScheduleDriver
 from agent_workspace.local.stack import seed
-from agent_workspace.services import schedules, tasks
+from agent_workspace.services import events, schedules, tasks
 from agent_workspace.services.tasks import NewTask, create_task
 from agent_workspace.store import tasks as store_tasks
 from agent_workspace.store.blobs import EXPIRING_PREFIX
 from agent_workspace.store.schedules import schedule_name
 from agent_workspace.tools.task import AttachmentIn
 from agent_workspace.workers import fire_schedule
-from tests.support import mcp_client, text_of
+from tests.support import FUNCTION_NAMES, ROOT, Agent, LambdaContext, b64, load_function, mcp_client
 
-ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_EVENT = ROOT / "events" / "schedule_fired.json"
-SCHEDULE_HANDLER = ROOT / "functions" / "schedule" / "app.py"
-CREATED = re.compile(r"^task created with id=([0-9A-Za-z]{11})$")
 PROBLEM = "application/problem+json"
 CONTENT = bytes(range(256)) * 2  # every byte value: a copy must be byte-exact
 START = datetime(2026, 12, 2, 14, 0, tzinfo=UTC)
@@ -61,10 +52,6 @@ class Clock:
 @pytest.fixture
 def clock(runtime) -> Clock:
     return Clock(runtime)
-
-
-def b64(data: bytes) -> str:
-    return base64.b64encode(data).decode()
 
 
 def human(seeded) -> Actor:
@@ -113,29 +100,6 @@ def schedule_missing(runtime, seeded, template_id: str) -> bool:
         assert error.response["Error"]["Code"] == "ResourceNotFoundException"
         return True
     return False
-
-
-class Agent:
-    """One connected agent: `await agent("task", "create", title=...)` → (text, is_error)."""
-
-    def __init__(self, client) -> None:
-        self._client = client
-
-    async def __call__(self, tool: str, action: str, **payload):
-        result = await self._client.call_tool(tool, {"action": action, "payload": payload})
-        return text_of(result), result.is_error
-
-    async def create(self, **payload) -> str:
-        text, is_error = await self("task", "create", **payload)
-        assert not is_error, text
-        match = CREATED.match(text)
-        assert match, text
-        return match.group(1)
-
-    async def get(self, **payload):
-        text, is_error = await self("task", "get", **payload)
-        assert not is_error, text
-        return json.loads(text)
 
 
 @pytest.fixture
@@ -189,7 +153,7 @@ async def test_task_create_with_a_cron_schedule_arms_a_schedule_with_the_configu
 
 @pytest.mark.anyio
 async def test_a_run_copies_the_template_and_is_dequeued_by_the_agent(agent, runtime, seeded, clock):
-    event_id = "0kGoe9Xy3Vb"
+    event_id = events.define_event(runtime, seeded.account_id, "import_done", "The nightly import finished.").id
     files = [
         {"id": "data", "filename": "dump.bin", "mimeType": "application/octet-stream", "data": b64(CONTENT)},
         {"id": "notes", "filename": "notes.txt", "mimeType": "text/plain", "data": b64(b"read me first\n")},
@@ -603,46 +567,14 @@ def test_the_local_schedule_driver_dead_letters_a_firing_after_three_failed_atte
 # -- the deployed Lambda handler ----------------------------------------------------------------
 
 
-@dataclass
-class LambdaContext:
-    aws_request_id: str
-    function_name: str = "agent-workspace-schedule"
-    function_version: str = "$LATEST"
-    memory_limit_in_mb: int = 1024
-    invoked_function_arn: str = "arn:aws:lambda:us-east-1:123456789012:function:agent-workspace-schedule"
-    log_group_name: str = "/aws/lambda/agent-workspace-schedule"
-    log_stream_name: str = "2026/12/02/[$LATEST]0123456789abcdef0123456789abcdef"
-
-    def get_remaining_time_in_millis(self) -> int:
-        return 60_000
-
-
 @pytest.fixture
-def schedule_lambda(runtime, moto_endpoint, monkeypatch):
+def schedule_lambda(runtime, monkeypatch):
     """functions/schedule/app.py's handler, loaded under the environment template.yaml gives it."""
-    settings = runtime.settings
-    env = {
-        "AWS_REGION": settings.aws_region,
-        "AWS_DEFAULT_REGION": settings.aws_region,
-        "AWS_LAMBDA_FUNCTION_NAME": "agent-workspace-schedule",
-        "WORKSPACE_TABLE_NAME": settings.table_name,
-        "WORKSPACE_ATTACHMENTS_BUCKET": settings.attachments_bucket,
-        "WORKSPACE_EVENTS_QUEUE_URL": settings.events_queue_url,
-        "WORKSPACE_AWS_ENDPOINT_URL": moto_endpoint,
-        "WORKSPACE_SCHEDULE_GROUP": settings.schedule_group,
-        "WORKSPACE_SCHEDULE_TARGET_ARN": settings.schedule_target_arn,
-        "WORKSPACE_SCHEDULER_ROLE_ARN": settings.scheduler_role_arn,
-        "WORKSPACE_SCHEDULE_DEAD_LETTER_ARN": settings.schedule_dead_letter_arn,
-    }
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
-    get_settings.cache_clear()
-    spec = importlib.util.spec_from_file_location(f"lambda_schedule_app_{secrets.token_hex(4)}", SCHEDULE_HANDLER)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    yield module.handler
-    get_settings.cache_clear()
+    return load_function("schedule", runtime, monkeypatch).handler
+
+
+def schedule_context(request_id: str) -> LambdaContext:
+    return LambdaContext(FUNCTION_NAMES["schedule"], request_id, remaining_ms=60_000)
 
 
 def test_the_sample_event_is_exactly_the_input_a_schedule_is_armed_with(runtime, seeded, clock):
@@ -663,8 +595,8 @@ def test_the_warm_lambda_handler_creates_the_run_once_for_a_twice_delivered_even
     event = json.loads(SAMPLE_EVENT.read_text())
     event.update(accountId=seeded.account_id, workspaceId=seeded.workspace_id, templateId=created.id)
 
-    first = schedule_lambda(dict(event), LambdaContext(aws_request_id="7f1c2d3e-0000-4000-8000-000000000001"))
-    second = schedule_lambda(dict(event), LambdaContext(aws_request_id="7f1c2d3e-0000-4000-8000-000000000002"))
+    first = schedule_lambda(dict(event), schedule_context("7f1c2d3e-0000-4000-8000-000000000001"))
+    second = schedule_lambda(dict(event), schedule_context("7f1c2d3e-0000-4000-8000-000000000002"))
 
     assert (first, second) == ({"outcome": "created"}, {"outcome": "duplicate"})
     (run,) = runs_of(runtime, seeded, created.id)
@@ -683,4 +615,4 @@ def test_the_lambda_handler_refuses_an_event_that_is_not_a_schedules_input(sched
     event["templateId"] = "not an id"
 
     with pytest.raises(PayloadError, match="base62"):
-        schedule_lambda(event, LambdaContext(aws_request_id="7f1c2d3e-0000-4000-8000-000000000003"))
+        schedule_lambda(event, schedule_context("7f1c2d3e-0000-4000-8000-000000000003"))

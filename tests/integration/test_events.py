@@ -8,19 +8,14 @@ message themselves and hand it over in the shape Lambda's SQS event source gives
 
 import copy
 import hashlib
-import importlib.util
 import json
 import re
 import secrets
 import uuid
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
 
-from agent_workspace.config import get_settings
 from agent_workspace.domain.ids import new_id
 from agent_workspace.domain.models import Actor
 from agent_workspace.local.drivers import QueueDriver
@@ -29,16 +24,14 @@ from agent_workspace.services import accounts, events
 from agent_workspace.store import keys
 from agent_workspace.store.dynamo import key, to_item
 from agent_workspace.workers import fan_out
-from tests.support import mcp_client, text_of
+from tests import support
+from tests.support import FUNCTION_NAMES, ROOT, LambdaContext, load_function, mcp_client
 
 pytestmark = pytest.mark.anyio
 
-ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_EVENT = ROOT / "events" / "sqs_event_published.json"
-EVENTS_HANDLER = ROOT / "functions" / "events" / "app.py"
 PROBLEM = "application/problem+json"
 BASE62_ID = re.compile(r"^[0-9A-Za-z]{11}$")
-CREATED = re.compile(r"^task created with id=([0-9A-Za-z]{11})$")
 
 PAYLOAD = "v0.9.20 is live on production."
 FAQ = [{"q": "Which commit?", "a": "a0b8ab0"}, {"q": "Rollback plan?", "a": "Redeploy v0.9.19."}]
@@ -133,34 +126,11 @@ def new_workspace(runtime, account_id: str, title: str) -> tuple[str, str]:
 # -- MCP helpers ----------------------------------------------------------------------------------
 
 
-class Agent:
-    """One connected agent: `await agent("workspace", "publishEvent", name=...)` → (text, is_error)."""
-
-    def __init__(self, client) -> None:
-        self._client = client
-
-    async def __call__(self, tool: str, action: str, **payload):
-        result = await self._client.call_tool(tool, {"action": action, "payload": payload})
-        return text_of(result), result.is_error
-
-    async def raw(self, tool: str, arguments: dict):
-        result = await self._client.call_tool(tool, arguments)
-        return text_of(result), result.is_error
+class Agent(support.Agent):
+    """The shared agent, publishing too: `await agent("workspace", "publishEvent", name=...)` → (text, is_error)."""
 
     async def publish(self, **payload) -> None:
         assert await self("workspace", "publishEvent", **payload) == (f'event "{payload["name"]}" published', False)
-
-    async def create(self, **payload) -> str:
-        text, is_error = await self("task", "create", **payload)
-        assert not is_error, text
-        match = CREATED.match(text)
-        assert match, text
-        return match.group(1)
-
-    async def get(self, **payload) -> Any:
-        text, is_error = await self("task", "get", **payload)
-        assert not is_error, text
-        return json.loads(text)
 
     async def set_status(self, task_id: str, status: str) -> None:
         text, is_error = await self("task", "updateStatus", taskId=task_id, status=status)
@@ -836,50 +806,15 @@ def test_the_queue_driver_leaves_a_poisoned_message_in_flight_and_deletes_the_go
 # == the deployed consumer: functions/events/app.py ===============================================
 
 
-@dataclass
-class LambdaContext:
-    aws_request_id: str
-    function_name: str = "agent-workspace-EventsFunction-Pq4Rs8Tu2Vw6"
-    function_version: str = "$LATEST"
-    memory_limit_in_mb: int = 1024
-    invoked_function_arn: str = (
-        "arn:aws:lambda:us-east-1:123456789012:function:agent-workspace-EventsFunction-Pq4Rs8Tu2Vw6"
-    )
-    log_group_name: str = "/aws/lambda/agent-workspace-EventsFunction-Pq4Rs8Tu2Vw6"
-    log_stream_name: str = "2026/12/02/[$LATEST]fedcba9876543210fedcba9876543210"
-    remaining_ms: int = 900_000
-
-    def get_remaining_time_in_millis(self) -> int:
-        return self.remaining_ms
-
-
 @pytest.fixture
-def events_lambda(runtime, moto_endpoint, monkeypatch):
+def events_lambda(runtime, monkeypatch):
     """functions/events/app.py's handler, with the environment template.yaml gives it, on this test's resources."""
-    settings = runtime.settings
-    env = {
-        "AWS_REGION": settings.aws_region,
-        "AWS_DEFAULT_REGION": settings.aws_region,
-        "AWS_LAMBDA_FUNCTION_NAME": LambdaContext.function_name,
-        "WORKSPACE_TABLE_NAME": settings.table_name,
-        "WORKSPACE_ATTACHMENTS_BUCKET": settings.attachments_bucket,
-        "WORKSPACE_EVENTS_QUEUE_URL": settings.events_queue_url,
-        "WORKSPACE_AWS_ENDPOINT_URL": moto_endpoint,
-        "WORKSPACE_ALLOWED_ORIGINS": "",
-    }
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
-    get_settings.cache_clear()
-    spec = importlib.util.spec_from_file_location(f"lambda_events_app_{secrets.token_hex(4)}", EVENTS_HANDLER)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_function("events", runtime, monkeypatch)
 
     def invoke(event: dict) -> dict:
-        return module.handler(event, LambdaContext(aws_request_id=str(uuid.uuid4())))
+        return module.handler(event, LambdaContext(FUNCTION_NAMES["events"]))
 
-    yield invoke
-    get_settings.cache_clear()
+    return invoke
 
 
 def sample_event(account_id: str, publication_id: str) -> dict:

@@ -7,43 +7,22 @@ object per call, many calls on one loaded module.
 
 import asyncio
 import copy
-import importlib.util
 import json
 import secrets
 import threading
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from agent_workspace.config import get_settings
 from agent_workspace.mcp_server import help_text
 from agent_workspace.mcp_server.server import INSTRUCTIONS
 from agent_workspace.tools import REGISTRY
+from tests.support import FUNCTION_NAMES, ROOT, LambdaContext, load_function
 
-ROOT = Path(__file__).resolve().parents[2]
 EVENTS = ROOT / "events"
-HANDLER_FILE = ROOT / "functions" / "api" / "app.py"
 TOKEN_PLACEHOLDER = "REPLACE_WITH_TOKEN"
-
-
-@dataclass
-class LambdaContext:
-    aws_request_id: str
-    function_name: str = "agent-workspace-ApiFunction-Xk2n7Qp9Lm3R"
-    function_version: str = "$LATEST"
-    memory_limit_in_mb: int = 1024
-    invoked_function_arn: str = (
-        "arn:aws:lambda:us-east-1:123456789012:function:agent-workspace-ApiFunction-Xk2n7Qp9Lm3R"
-    )
-    log_group_name: str = "/aws/lambda/agent-workspace-ApiFunction-Xk2n7Qp9Lm3R"
-    log_stream_name: str = "2026/12/02/[$LATEST]0123456789abcdef0123456789abcdef"
-    remaining_ms: int = 900_000
-
-    def get_remaining_time_in_millis(self) -> int:
-        return self.remaining_ms
 
 
 @dataclass
@@ -63,7 +42,7 @@ class Lambda:
         self._handler = handler
 
     def invoke(self, event: dict[str, Any], remaining_ms: int = 900_000) -> Reply:
-        context = LambdaContext(aws_request_id=event["requestContext"]["requestId"], remaining_ms=remaining_ms)
+        context = LambdaContext(FUNCTION_NAMES["api"], event["requestContext"]["requestId"], remaining_ms)
         response = self._handler(event, context)
         headers = {k.lower(): v for k, v in (response.get("headers") or {}).items()}
         assert response.get("isBase64Encoded") is not True, "a JSON API should answer with a text body"
@@ -92,30 +71,9 @@ def with_path(event: dict[str, Any], path: str) -> dict[str, Any]:
 
 
 @pytest.fixture
-def aws_lambda(runtime, moto_endpoint, monkeypatch) -> Lambda:
+def aws_lambda(runtime, monkeypatch) -> Lambda:
     """functions/api/app.py loaded under the environment template.yaml gives it, on this test's resources."""
-    settings = runtime.settings
-    env = {
-        "AWS_REGION": settings.aws_region,
-        "AWS_DEFAULT_REGION": settings.aws_region,
-        "AWS_LAMBDA_FUNCTION_NAME": "agent-workspace-ApiFunction-Xk2n7Qp9Lm3R",
-        "WORKSPACE_TABLE_NAME": settings.table_name,
-        "WORKSPACE_ATTACHMENTS_BUCKET": settings.attachments_bucket,
-        "WORKSPACE_EVENTS_QUEUE_URL": settings.events_queue_url,
-        "WORKSPACE_AWS_ENDPOINT_URL": moto_endpoint,
-        "WORKSPACE_ALLOWED_ORIGINS": "",
-    }
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
-    for name in ("WORKSPACE_ALLOWED_HOSTS", "WORKSPACE_PUBLIC_URL"):
-        monkeypatch.delenv(name, raising=False)
-    get_settings.cache_clear()
-    spec = importlib.util.spec_from_file_location(f"lambda_api_app_{secrets.token_hex(4)}", HANDLER_FILE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    yield Lambda(module.handler)
-    get_settings.cache_clear()
+    return Lambda(load_function("api", runtime, monkeypatch).handler)
 
 
 def result_of(reply: Reply) -> dict[str, Any]:

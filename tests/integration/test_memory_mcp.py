@@ -9,8 +9,7 @@ import pytest
 from agent_workspace.domain.tokens import TokenKind
 from agent_workspace.local.stack import seed
 from agent_workspace.services import accounts
-from tests.integration.test_tasks_mcp import Agent
-from tests.support import mcp_client
+from tests.support import Agent, mcp_client
 
 pytestmark = pytest.mark.anyio
 

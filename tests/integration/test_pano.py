@@ -1,6 +1,5 @@
 """The pano tool: markdown docs every workspace of an account shares, through the SDK's own MCP client."""
 
-import base64
 import json
 import re
 import threading
@@ -22,7 +21,7 @@ from agent_workspace.store.blobs import pano_prefix
 from agent_workspace.store.schedules import at_expression, parse_at
 from agent_workspace.tools.task import AttachmentIn
 from agent_workspace.workers import fire_schedule
-from tests.support import mcp_client, text_of
+from tests.support import Agent, b64, mcp_client
 
 pytestmark = pytest.mark.anyio
 
@@ -32,15 +31,11 @@ COMMENTED = re.compile(r"^comment added to doc ([0-9A-Za-z]{11}) with id=([0-9A-
 UNKNOWN = "0000000none"
 
 
-class Pano:
-    """One connected agent: `await pano("save", title=...)` → (text, is_error)."""
+class Pano(Agent):
+    """The shared agent bound to the pano tool: `await pano("save", title=...)` → (text, is_error)."""
 
-    def __init__(self, client) -> None:
-        self._client = client
-
-    async def __call__(self, action: str, **payload):
-        result = await self._client.call_tool("pano", {"action": action, "payload": payload})
-        return text_of(result), result.is_error
+    async def __call__(self, action: str, /, **payload) -> tuple[str, bool]:
+        return await self.act("pano", action, **payload)
 
     async def save(self, **payload) -> dict:
         text, is_error = await self("save", **payload)
@@ -64,10 +59,6 @@ class Pano:
 async def agent(live, seeded):
     async with mcp_client(live.url, seeded.agent_token) as client:
         yield Pano(client)
-
-
-def b64(data: bytes) -> str:
-    return base64.b64encode(data).decode()
 
 
 def file_in(ident: str, filename: str, data: bytes, mime: str = "application/octet-stream") -> dict:

@@ -7,7 +7,6 @@ posts what a per-tool Python function makes of each. Time-outs are reached by mo
 """
 
 import json
-import re
 import threading
 import time
 from collections.abc import Callable
@@ -26,14 +25,14 @@ from agent_workspace.mcp_server.dispatch import dispatch
 from agent_workspace.mcp_server.registry import Call
 from agent_workspace.services import accounts
 from agent_workspace.tools import REGISTRY
-from tests.support import mcp_client, text_of
+from tests import support
+from tests.support import mcp_client
 
 pytestmark = pytest.mark.anyio
 
 GITHUB = "https://github.com"
 WEATHER = "https://weather.example"
 SLOW = "https://slow.example"
-CREATED = re.compile(r"^task created with id=([0-9A-Za-z]{11})$")
 
 SEARCH_SCHEMA = {
     "type": "object",
@@ -268,18 +267,11 @@ def clock(runtime) -> Clock:
 # -- the agent and the human -------------------------------------------------------------------
 
 
-class Agent:
-    """One connected agent: `await agent("search", q=...)` → (text, is_error) of a siteTools action."""
+class Agent(support.Agent):
+    """The shared agent bound to siteTools: `await agent("search", q=...)` → (text, is_error) of one action."""
 
-    def __init__(self, client) -> None:
-        self._client = client
-
-    async def __call__(self, action: str, **payload) -> tuple[str, bool]:
-        return await self.raw("siteTools", {"action": action, "payload": payload})
-
-    async def raw(self, tool: str, arguments: dict) -> tuple[str, bool]:
-        result = await self._client.call_tool(tool, arguments)
-        return text_of(result), result.is_error
+    async def __call__(self, action: str, /, **payload) -> tuple[str, bool]:
+        return await self.act("siteTools", action, **payload)
 
     async def ok(self, action: str, **payload) -> Any:
         text, is_error = await self(action, **payload)
@@ -287,10 +279,7 @@ class Agent:
         return json.loads(text)
 
     async def create_task(self) -> str:
-        result = await self._client.call_tool("task", {"action": "create", "payload": {"title": "Triage", "body": ""}})
-        match = CREATED.match(text_of(result))
-        assert match and not result.is_error, text_of(result)
-        return match.group(1)
+        return await self.create(title="Triage", body="")
 
 
 @pytest.fixture

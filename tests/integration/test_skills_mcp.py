@@ -13,8 +13,7 @@ from agent_workspace.domain.skills import FILE_MAX_BYTES, MAX_FILES, SKILL_MD_MA
 from agent_workspace.local.stack import seed
 from agent_workspace.services import accounts
 from agent_workspace.store import keys
-from tests.integration.test_tasks_mcp import Agent
-from tests.support import call, mcp_client
+from tests.support import Agent, call, mcp_client
 
 pytestmark = pytest.mark.anyio
 

@@ -7,7 +7,7 @@ import httpx
 import pytest
 
 from agent_workspace.local.stack import seed
-from tests.support import call
+from tests.support import b64, call
 
 PROBLEM = "application/problem+json"
 CONTENT = bytes(range(256)) * 3  # every byte value: base64 and the presigned link must both be byte-exact
@@ -15,10 +15,6 @@ CONTENT = bytes(range(256)) * 3  # every byte value: base64 and the presigned li
 
 def human(token: str) -> dict:
     return {"authorization": f"Bearer {token}"}
-
-
-def b64(data: bytes) -> str:
-    return base64.b64encode(data).decode()
 
 
 def attachment(ident: str, data: bytes = CONTENT, **overrides: str) -> dict:

@@ -2,7 +2,6 @@
 
 import base64
 import json
-import re
 from datetime import UTC, datetime, timedelta
 
 import anyio
@@ -14,48 +13,15 @@ from agent_workspace.domain.tokens import TokenKind, hash_token
 from agent_workspace.local.stack import seed
 from agent_workspace.services import accounts
 from agent_workspace.services.tasks import Actor, NewTask, create_task
-from tests.support import mcp_client, text_of
+from tests.support import CREATED, Agent, b64, mcp_client
 
 pytestmark = pytest.mark.anyio
-
-CREATED = re.compile(r"^task created with id=([0-9A-Za-z]{11})$")
-
-
-class Agent:
-    """One connected agent: `await agent("task", "create", title=...)` → (text, is_error)."""
-
-    def __init__(self, client) -> None:
-        self._client = client
-
-    async def __call__(self, tool: str, action: str, **payload):
-        result = await self._client.call_tool(tool, {"action": action, "payload": payload})
-        return text_of(result), result.is_error
-
-    async def raw(self, tool: str, arguments: dict):
-        result = await self._client.call_tool(tool, arguments)
-        return text_of(result), result.is_error
-
-    async def create(self, **payload) -> str:
-        text, is_error = await self("task", "create", **payload)
-        assert not is_error, text
-        match = CREATED.match(text)
-        assert match, text
-        return match.group(1)
-
-    async def get(self, **payload):
-        text, is_error = await self("task", "get", **payload)
-        assert not is_error, text
-        return json.loads(text)
 
 
 @pytest.fixture
 async def agent(live, seeded):
     async with mcp_client(live.url, seeded.agent_token) as client:
         yield Agent(client)
-
-
-def b64(data: bytes) -> str:
-    return base64.b64encode(data).decode()
 
 
 def attachment(ident: str, data: bytes, filename: str = "notes.txt", mime: str = "text/plain") -> dict:
@@ -299,6 +265,7 @@ async def test_every_action_refuses_unknown_fields_by_name(agent, action):
         ({"title": "t", "body": "b", "cronSchedule": "30 25 * * *"}, "not a valid cron expression"),
         ({"title": "t", "body": "b", "cronSchedule": "30 * * * *", "timezone": "Mars/Olympus"}, "IANA time zone"),
         ({"title": "t", "body": "b", "eventId": "not base62!"}, "eventId must be a base62 id"),
+        ({"title": "t", "body": "b", "eventId": "0kGoe9Xy3Vb"}, "is not an event of this account"),
         ({"title": 5, "body": "b"}, "task create: field 'title' must be a string"),
     ],
 )

@@ -7,6 +7,7 @@ from starlette.routing import Route
 from agent_workspace import __version__
 from agent_workspace.api import (
     bridge,
+    console,
     elicitations,
     errors,
     events,
@@ -65,6 +66,7 @@ def create_app(runtime: Runtime) -> FastAPI:
     app.include_router(events.router)
     app.include_router(pano.router)
     app.include_router(bridge.router)
+    app.include_router(console.router)
     # Outermost first: refuse bad Hosts/Origins, then oversized bodies (413) before anything reads them.
     app.add_middleware(RequestBodyLimitMiddleware, max_body_size=runtime.settings.max_request_bytes)
     app.add_middleware(HostOriginGuard, settings=runtime.settings)

@@ -6,6 +6,7 @@ settled); if the invocation would end before the question expires, the agent get
 the question's id and resumes the wait on the same question with another call.
 """
 
+import json
 import time
 from datetime import timedelta
 from typing import Any
@@ -171,4 +172,4 @@ def _summary(reply: dict[str, Any]) -> str:
     if reply["action"] != "accept":
         return f"Answered: {reply['action']}"
     content = reply.get("content")
-    return "Answered: accept" + (f" {content}" if content else "")
+    return "Answered: accept" + (f" {json.dumps(content, ensure_ascii=False)}" if content else "")

@@ -1,0 +1,47 @@
+"""Serves the web console: `/` is its page, `/console/...` its scripts and styles, all from the package.
+
+Nothing is fetched from elsewhere, and the Content-Security-Policy says so: the page may only load
+its own files and talk to this server's API; the human's token stays in the tab's sessionStorage.
+"""
+
+from pathlib import Path
+
+from fastapi import APIRouter, HTTPException
+from fastapi.responses import FileResponse
+
+STATIC = Path(__file__).resolve().parent.parent / "console" / "static"
+_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".svg": "image/svg+xml",
+}
+_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+        "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-cache",  # revalidated on every load: a deploy shows at once
+}
+
+router = APIRouter(include_in_schema=False)
+
+
+@router.get("/")
+def page() -> FileResponse:
+    return _file("index.html")
+
+
+@router.get("/console/{name}")
+def asset(name: str) -> FileResponse:
+    return _file(name)
+
+
+def _file(name: str) -> FileResponse:
+    path = STATIC / name
+    # Only the files shipped in static/, by their plain names: no paths, no hidden files.
+    if "/" in name or name.startswith(".") or path.suffix not in _TYPES or not path.is_file():
+        raise HTTPException(status_code=404)
+    return FileResponse(path, media_type=_TYPES[path.suffix], headers=_HEADERS)

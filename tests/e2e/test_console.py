@@ -1,0 +1,544 @@
+"""The web console end to end: Debian's Chromium driven by Playwright, the agent on the real MCP client.
+
+The agent's calls block (elicit waits for the answer, a site-tool call for the human's decision), so
+each runs with `anyio.run` in its own thread while the page is driven from the test's thread
+(Playwright's sync API cannot run inside an event loop, hence plain sync tests). The human's Chrome
+extension is simulated by a thread that speaks only the bridge protocol over REST.
+"""
+
+import base64
+import json
+import re
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.support import mcp_client, text_of
+
+WAIT_MS = 15_000  # bounded waits for what the page shows after polling (every ~3 s)
+CREATED = re.compile(r"^task created with id=([0-9A-Za-z]{11})$")
+
+SHIP_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "channel": {"type": "string", "enum": ["stable", "beta"], "description": "Where the release goes"},
+        "replicas": {"type": "integer", "title": "Replicas", "minimum": 1},
+        "notify": {"type": "boolean", "title": "Notify the team"},
+        "note": {"type": "string", "title": "Note"},
+    },
+    "required": ["channel", "replicas"],
+}
+
+TRACKER = "https://tracker.example"
+SITES = [
+    {
+        "origin": TRACKER,
+        "title": "Tracker",
+        "tools": [
+            {
+                "name": "create_issue",
+                "description": "Open a new issue",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {
+                        "title": {"type": "string"},
+                        "labels": {"type": "array", "items": {"type": "string"}},
+                    },
+                    "required": ["title"],
+                },
+                "annotations": {"destructiveHint": False},
+            }
+        ],
+    }
+]
+
+
+# -- running the agent (and the browser) beside the page ---------------------------------------
+
+
+class Background:
+    """A blocking call in its own thread; `result()` joins it within a bounded time."""
+
+    def __init__(self, run: Callable[[], Any]) -> None:
+        self._box: dict[str, Any] = {}
+        self._thread = threading.Thread(target=self._run, args=(run,), daemon=True)
+        self._thread.start()
+
+    def _run(self, run: Callable[[], Any]) -> None:
+        try:
+            self._box["value"] = run()
+        except BaseException as error:  # handed to the test's thread by result()
+            self._box["error"] = error
+
+    def result(self, timeout: float = 30) -> Any:
+        self._thread.join(timeout)
+        assert not self._thread.is_alive(), "the agent's call did not return in time"
+        if "error" in self._box:
+            raise self._box["error"]
+        return self._box["value"]
+
+
+def agent(url: str, token: str, steps: Callable, /) -> Background:
+    """`steps(act)` in a thread, where `await act(tool, action, **payload)` is one MCP tool call → (text, is_error)."""
+
+    async def main() -> Any:
+        async with mcp_client(url, token) as client:
+
+            async def act(tool_name: str, action: str, /, **payload: Any) -> tuple[str, bool]:
+                result = await client.call_tool(tool_name, {"action": action, "payload": payload})
+                return text_of(result), result.is_error
+
+            return await steps(act)
+
+    return Background(lambda: anyio.run(main))
+
+
+async def created_task(act, title: str, assignee: str = "human") -> str:
+    text, is_error = await act("task", "create", title=title, body=f"About {title}", assignee=assignee)
+    match = CREATED.match(text)
+    assert match and not is_error, text
+    return match.group(1)
+
+
+def ask(url: str, token: str, title: str, /, **question: Any) -> Background:
+    """The agent creates a task for the human, then elicits in it; returns (task id, answer it received)."""
+
+    async def steps(act):
+        task_id = await created_task(act, title)
+        text, is_error = await act("task", "elicit", taskId=task_id, timeoutSeconds=60, **question)
+        assert not is_error, text
+        return task_id, json.loads(text)
+
+    return agent(url, token, steps)
+
+
+def agent_once(url: str, token: str, tool_name: str, action: str, /, **payload: Any) -> Any:
+    async def steps(act):
+        text, is_error = await act(tool_name, action, **payload)
+        assert not is_error, text
+        return text
+
+    return agent(url, token, steps).result()
+
+
+class Browser:
+    """The human's Chrome over the bridge: shares SITES, long-polls for calls, answers each with an echo."""
+
+    def __init__(self, url: str, token: str) -> None:
+        self.http = httpx.Client(base_url=url, headers={"authorization": f"Bearer {token}"}, timeout=30)
+        self.ran: list[dict] = []
+        self.problems: list[str] = []
+        self._stop = threading.Event()
+        response = self.http.put("/api/bridge/sites", json={"sites": SITES})
+        assert response.status_code == 200, response.text
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                response = self.http.get("/api/bridge/calls", params={"wait": 0.5})
+                if response.status_code != 200:
+                    self.problems.append(f"poll: {response.status_code} {response.text}")
+                    self._stop.wait(0.2)
+                    continue
+                for call in response.json()["calls"]:
+                    self.ran.append(call)
+                    outcome = {"result": {"opened": call["arguments"]}}
+                    posted = self.http.post(f"/api/bridge/calls/{call['id']}/result", json=outcome)
+                    if posted.status_code != 200:
+                        self.problems.append(f"result: {posted.status_code} {posted.text}")
+            except Exception as error:  # reported at teardown, never lost
+                self.problems.append(repr(error))
+                self._stop.wait(0.2)
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=10)
+        self.http.close()
+        assert not self._thread.is_alive(), "the simulated browser did not stop"
+        assert self.problems == [], self.problems
+
+
+# -- the page -----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def console(page: Page):
+    """The page, failing the test on any script error or CSP violation it logs."""
+    problems: list[str] = []
+    page.on("pageerror", lambda error: problems.append(f"pageerror: {error}"))
+
+    def on_console(message) -> None:
+        # A refused request (401, 422, ...) is logged by Chromium itself; the page shows those in its alert.
+        if message.type == "error" and "Failed to load resource" not in message.text:
+            problems.append(f"console: {message.text}")
+
+    page.on("console", on_console)
+    yield page
+    assert problems == [], problems
+
+
+def sign_in(page: Page, live, token: str) -> None:
+    page.goto(f"{live.url}/")
+    page.get_by_label("Human token").fill(token)
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("button", name="Sign out")).to_be_visible()
+
+
+def human(live, seeded) -> httpx.Client:
+    return httpx.Client(base_url=live.url, headers={"authorization": f"Bearer {seeded.human_token}"}, timeout=30)
+
+
+# -- the flows ----------------------------------------------------------------------------------
+
+
+def test_a_new_workspace_s_agent_asks_and_the_human_answers_in_the_page(live, seeded, console, artifacts):
+    page = console
+    sign_in(page, live, seeded.human_token)
+
+    page.get_by_text("New workspace", exact=True).click()
+    page.get_by_label("Workspace title").fill("Release train")
+    page.get_by_label("Mission").fill("Ship every week.")
+    page.get_by_role("button", name="Create workspace").click()
+
+    token_field = page.get_by_label("Agent token", exact=True)
+    expect(token_field).to_have_value(re.compile(r"^aw_agent_\S+$"))
+    agent_token = token_field.input_value()
+    snippet = json.loads(page.get_by_label(".mcp.json").input_value())
+    assert snippet == {
+        "mcpServers": {
+            "agent-workspace": {
+                "type": "http",
+                "url": f"{live.url}/mcp",
+                "headers": {"Authorization": f"Bearer {agent_token}"},
+            }
+        }
+    }
+    expect(page.get_by_role("combobox", name="Workspace", exact=True)).to_have_value(re.compile(r"\S+"))
+    workspace_id = page.get_by_role("combobox", name="Workspace", exact=True).input_value()
+    assert workspace_id != seeded.workspace_id
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live.url)
+    page.get_by_role("button", name="Copy agent token").click()
+    expect(page.get_by_role("status")).to_have_text("The agent token was copied to the clipboard.")
+    assert page.evaluate("navigator.clipboard.readText()") == agent_token
+    page.get_by_role("button", name="Copy .mcp.json").click()
+    expect(page.get_by_role("status")).to_have_text("The .mcp.json snippet was copied to the clipboard.")
+    assert json.loads(page.evaluate("navigator.clipboard.readText()")) == snippet
+    page.get_by_role("button", name="I have saved it").click()
+    expect(token_field).to_be_hidden()
+    assert token_field.input_value() == ""  # shown once: gone from the page
+
+    asking = ask(
+        live.url,
+        agent_token,
+        "Ship the release",
+        message="How should we ship?",
+        mode="form",
+        requestedSchema=SHIP_SCHEMA,
+    )
+    question = page.get_by_role("article", name="How should we ship?")
+    expect(question).to_be_visible(timeout=WAIT_MS)  # no reload: the page polls
+    expect(question.get_by_role("button", name="Ship the release")).to_be_visible(timeout=WAIT_MS)
+    channel = question.get_by_label("channel")
+    expect(channel).to_have_attribute("required", "")
+    expect(question.get_by_label("Replicas")).to_have_attribute("required", "")
+    expect(question.get_by_text("Where the release goes")).to_be_visible()
+    channel.select_option(label="beta")
+    question.get_by_label("Replicas").fill("3")
+    question.get_by_label("Notify the team").check()
+    question.get_by_role("button", name="Submit answer").click()
+
+    task_id, answer = asking.result()
+    assert answer == {"action": "accept", "content": {"channel": "beta", "replicas": 3, "notify": True}}
+    expect(question).to_have_count(0)
+    expect(page.get_by_text("No question is waiting for you.")).to_be_visible()
+
+    page.get_by_role("list", name="Tasks").get_by_role("button", name="Ship the release").click()
+    detail = page.locator("#task-detail")
+    expect(page.get_by_role("heading", name="Ship the release", level=2)).to_be_visible()
+    expect(detail.get_by_text("About Ship the release")).to_be_visible()
+    conversation = page.get_by_role("list", name="Conversation")
+    items = conversation.locator(":scope > li")
+    expect(items).to_have_count(2, timeout=WAIT_MS)
+    expect(items.nth(0)).to_have_attribute("data-kind", "question")
+    expect(items.nth(0)).to_contain_text("Question")
+    expect(items.nth(0)).to_contain_text("How should we ship?")
+    expect(items.nth(1)).to_have_attribute("data-kind", "answer")
+    expect(items.nth(1)).to_contain_text("Answer")
+    expect(items.nth(1)).to_contain_text('"channel": "beta"')
+    expect(page.locator("#task-facts")).to_contain_text("human")  # assignee
+    expect(page.locator("#task-facts")).to_contain_text("agent")  # created by
+
+    shot = artifacts / "task-view.png"
+    shot.unlink(missing_ok=True)
+    page.screenshot(path=str(shot), full_page=True)
+    assert shot.exists() and shot.stat().st_size > 0
+    with human(live, seeded) as http:
+        task = http.get(f"/api/workspaces/{workspace_id}/tasks/{task_id}").json()
+    assert (task["title"], task["assignee"], task["createdBy"]) == ("Ship the release", "human", "agent")
+
+
+def test_a_site_tool_call_waits_for_allow_once_in_the_page(live, seeded, console):
+    page = console
+    sign_in(page, live, seeded.human_token)
+    browser = Browser(live.url, seeded.human_token)
+    try:
+
+        async def steps(act):
+            task_id = await created_task(act, "Triage the flaky test", assignee="agent")
+            return await act(
+                "siteTools",
+                "call",
+                taskId=task_id,
+                site=TRACKER,
+                tool="create_issue",
+                arguments={"title": "Flaky test", "labels": ["ci"]},
+            )
+
+        calling = agent(live.url, seeded.agent_token, steps)
+        card = page.get_by_role("article", name=f"create_issue on {TRACKER}")
+        expect(card).to_be_visible(timeout=WAIT_MS)
+        expect(card).to_contain_text('"title": "Flaky test"')
+        expect(card.get_by_role("button", name="Triage the flaky test")).to_be_visible(timeout=WAIT_MS)
+        for name in ("Allow once", "Always allow", "Deny"):
+            expect(card.get_by_role("button", name=name)).to_be_enabled()
+        assert browser.ran == []  # nothing runs before the human decides
+        card.get_by_role("button", name="Allow once").click()
+
+        text, is_error = calling.result()
+        assert not is_error, text
+        outcome = json.loads(text)
+        assert (outcome["site"], outcome["tool"]) == (TRACKER, "create_issue")
+        assert outcome["result"] == {"opened": {"title": "Flaky test", "labels": ["ci"]}}
+        assert [call["tool"] for call in browser.ran] == ["create_issue"]
+        expect(card).to_have_count(0)
+        expect(page.get_by_text("No site-tool call is waiting for you.")).to_be_visible()
+
+        # The call and the decision are in the task's conversation.
+        page.get_by_role("list", name="Tasks").get_by_role("button", name="Triage the flaky test").click()
+        items = page.get_by_role("list", name="Conversation").locator(":scope > li")
+        expect(items).to_have_count(2, timeout=WAIT_MS)
+        expect(items.nth(0)).to_have_attribute("data-kind", "siteCall")
+        expect(items.nth(0)).to_contain_text("Site-tool call")
+        expect(items.nth(1)).to_contain_text("Decision")
+    finally:
+        browser.close()
+
+
+def test_decline_reply_with_a_file_change_status_and_a_refusal_in_the_alert(live, seeded, console):
+    page = console
+    sign_in(page, live, seeded.human_token)
+
+    asking = ask(
+        live.url,
+        seeded.agent_token,
+        "Approve the deploy",
+        message="May I deploy?",
+        mode="url",
+        url="https://example.com/approve",
+    )
+    question = page.get_by_role("article", name="May I deploy?")
+    expect(question).to_be_visible(timeout=WAIT_MS)
+    link = question.get_by_role("link", name="Open https://example.com/approve")
+    expect(link).to_have_attribute("href", "https://example.com/approve")
+    expect(link).to_have_attribute("target", "_blank")
+    expect(link).to_have_attribute("rel", "noopener noreferrer")
+    expect(question.get_by_role("button", name="Accept (done)")).to_be_visible()
+    question.get_by_role("button", name="Decline").click()
+    task_id, answer = asking.result()
+    assert answer == {"action": "decline"}
+    expect(question).to_have_count(0)
+
+    # Reply with a file; the agent sees it through MCP.
+    page.get_by_role("list", name="Tasks").get_by_role("button", name="Approve the deploy").click()
+    expect(page.get_by_role("heading", name="Approve the deploy", level=2)).to_be_visible()
+    conversation = page.get_by_role("list", name="Conversation")
+    expect(conversation.locator(":scope > li")).to_have_count(2, timeout=WAIT_MS)
+    expect(conversation).to_contain_text("Answered: decline")
+    page.get_by_label("Reply").fill("Here are the logs.")
+    content = b"line 1\nline 2 <b>not html</b>\n"
+    page.get_by_label("Attach files").set_input_files(
+        files=[{"name": "deploy.log", "mimeType": "text/plain", "buffer": content}]
+    )
+    page.get_by_role("button", name="Send reply").click()
+    expect(conversation.locator(":scope > li")).to_have_count(3, timeout=WAIT_MS)
+    reply = conversation.locator(":scope > li").nth(2)
+    expect(reply).to_contain_text("Here are the logs.")
+    expect(page.get_by_label("Reply")).to_have_value("")
+
+    seen = json.loads(agent_once(live.url, seeded.agent_token, "task", "get", taskId=task_id, includeConversation=True))
+    messages = seen["conversation"]["messages"]
+    assert messages[-1]["text"] == "Here are the logs." and messages[-1]["from"] == "human"
+    [attachment] = messages[-1]["attachments"]
+    assert (attachment["filename"], attachment["mimeType"], attachment["size"]) == (
+        "deploy.log",
+        "text/plain",
+        len(content),
+    )
+    fetched = json.loads(
+        agent_once(
+            live.url,
+            seeded.agent_token,
+            "task",
+            "getAttachment",
+            taskId=task_id,
+            attachmentId=attachment["id"],
+            format="base64",
+        )
+    )
+    assert base64.b64decode(fetched["data"]) == content
+
+    # The download button fetches a fresh link and opens it; the link it leaves serves the file.
+    with page.context.expect_page() as opened:
+        reply.get_by_role("button", name="Download deploy.log").click()
+    opened.value.close()
+    fallback = reply.get_by_role("link", name="Open deploy.log")
+    expect(fallback).to_have_attribute("href", re.compile(r"^https?://"))
+    assert httpx.get(fallback.get_attribute("href"), timeout=10).content == content
+
+    # Change the status.
+    page.get_by_label("Change status").select_option(label="Completed")
+    page.get_by_role("button", name="Set status").click()
+    expect(page.locator("#task-facts")).to_contain_text("Completed", timeout=WAIT_MS)
+    with human(live, seeded) as http:
+        assert http.get(f"/api/workspaces/{seeded.workspace_id}/tasks/{task_id}").json()["status"] == "completed"
+    page.get_by_role("group", name="Filter tasks by status").get_by_role("button", name="Completed").click()
+    expect(page.get_by_role("list", name="Tasks").get_by_role("button", name="Approve the deploy")).to_be_visible(
+        timeout=WAIT_MS
+    )
+    page.get_by_role("group", name="Filter tasks by status").get_by_role("button", name="Ongoing").click()
+    expect(page.get_by_role("list", name="Tasks").get_by_role("button")).to_have_count(0, timeout=WAIT_MS)
+
+    # The API's refusal is shown, with its detail.
+    page.get_by_label("Task title").fill("")
+    page.get_by_label("Task body").fill("Something")
+    page.get_by_role("button", name="Create task").click()
+    alert = page.get_by_role("alert")
+    expect(alert).to_contain_text("title must not be empty")
+    expect(alert).to_contain_text("422")
+    # A valid one goes through and clears the alert.
+    page.get_by_label("Task title").fill("Write the changelog")
+    page.get_by_role("button", name="Create task").click()
+    expect(alert).to_be_hidden()  # nothing to say: no alert shown
+    with human(live, seeded) as http:
+        tasks = http.get(f"/api/workspaces/{seeded.workspace_id}/tasks", params={"assignee": "agent"}).json()["tasks"]
+    assert [(t["title"], t["body"], t["createdBy"]) for t in tasks] == [("Write the changelog", "Something", "human")]
+
+
+def test_memory_skills_and_pano_are_readable_and_agent_text_stays_text(live, seeded, console):
+    page = console
+    hostile = '<img src=x onerror="document.title=\'pwned\'"><script>document.title="pwned"</script>'
+    agent_once(live.url, seeded.agent_token, "memory", "save", content=f"# Index\n{hostile}")
+    skill = f"---\ndescription: Deploy safely {hostile}\n---\n# Deploy\nRun the checks first.\n"
+    agent_once(live.url, seeded.agent_token, "skills", "save", uri="skill://deploy/SKILL.md", content=skill)
+    agent_once(live.url, seeded.agent_token, "skills", "save", uri="skill://deploy/checks.md", content="- lint\n")
+    agent_once(live.url, seeded.agent_token, "pano", "save", title="Release notes", markdown=f"# Notes\n{hostile}")
+
+    sign_in(page, live, seeded.human_token)
+    page.get_by_role("button", name="Memory", exact=True).click()
+    page.get_by_role("button", name="MEMORY.md").click()
+    expect(page.get_by_role("heading", name="MEMORY.md")).to_be_visible()
+    expect(page.locator("#memory-content")).to_have_text(f"# Index\n{hostile}")
+
+    page.get_by_role("button", name="Skills", exact=True).click()
+    page.get_by_role("list", name="Skills").get_by_role("button", name="deploy").click()
+    expect(page.get_by_role("heading", name="deploy", exact=True)).to_be_visible()
+    expect(page.locator("#skill-content")).to_have_text(skill)
+    page.get_by_role("button", name="checks.md").click()
+    expect(page.locator("#skill-file-content")).to_have_text("- lint\n")
+
+    page.get_by_role("button", name="Pano", exact=True).click()
+    page.get_by_role("list", name="Pano docs").get_by_role("button", name="Release notes").click()
+    expect(page.get_by_role("heading", name="Release notes")).to_be_visible()
+    expect(page.locator("#pano-markdown")).to_have_text(f"# Notes\n{hostile}")
+    page.get_by_label("Your comment").fill("Looks good <b>to me</b>")
+    page.get_by_role("button", name="Add comment").click()
+    expect(page.get_by_role("list", name="Comments")).to_contain_text("Looks good <b>to me</b>")
+
+    assert page.locator("img").count() == 0 and page.locator("main script").count() == 0
+    assert page.title() == "Agent Workspace"
+
+
+def test_narrow_screen_and_keyboard_only_sign_in(live, seeded, console):
+    page = console
+    page.set_viewport_size({"width": 360, "height": 740})
+    page.goto(f"{live.url}/")
+    expect(page.get_by_label("Human token")).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+
+    # Keyboard only: Tab to the token field, type, Enter.
+    page.evaluate("document.activeElement && document.activeElement.blur()")
+    for _ in range(5):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.id") == "token-input":
+            break
+    expect(page.get_by_label("Human token")).to_be_focused()
+    assert page.evaluate("getComputedStyle(document.activeElement).outlineStyle") != "none"  # visible focus
+    page.keyboard.type(seeded.human_token)
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("button", name="Sign out")).to_be_visible()
+    expect(page.get_by_role("heading", name="Questions")).to_be_visible()
+    expect(page.get_by_role("heading", name="Tasks", exact=True)).to_be_visible()
+
+    # Signed in, still one column and no horizontal scroll.
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    box = page.get_by_role("button", name="Create task").bounding_box()
+    assert box and box["x"] >= 0 and box["x"] + box["width"] <= 360
+    sides = page.evaluate("[...document.querySelectorAll('.side, .content')].map(e => e.getBoundingClientRect().left)")
+    assert sides[0] == sides[1]  # stacked, not side by side
+
+
+def test_the_token_stays_in_session_storage_and_sign_out_clears_it(live, seeded, console):
+    page = console
+    page.clock.install()  # the page's timers move only when the test says: polling is observable
+    page.goto(f"{live.url}/")
+
+    page.get_by_label("Human token").fill("aw_human_not_a_real_token")
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("alert")).to_contain_text("unknown or revoked token")
+    expect(page.get_by_role("alert")).to_contain_text("401")
+    page.get_by_label("Human token").fill(seeded.agent_token)
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("alert")).to_contain_text("needs a human token")
+    assert page.evaluate("sessionStorage.length") == 0
+
+    page.get_by_label("Human token").fill(seeded.human_token)
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("button", name="Sign out")).to_be_visible()
+    expect(page.get_by_role("alert")).to_be_hidden()
+    stored = page.evaluate("JSON.stringify(Object.assign({}, sessionStorage))")
+    assert seeded.human_token in stored
+    assert seeded.human_token not in page.evaluate("JSON.stringify(Object.assign({}, localStorage))")
+    assert page.context.cookies() == []
+
+    page.reload()  # the tab keeps it
+    expect(page.get_by_role("button", name="Sign out")).to_be_visible()
+
+    # Polling goes on by itself, one round after another, every ~3 s of the page's clock...
+    rounds = page.locator("body")
+    expect(rounds).to_have_attribute("data-rounds", re.compile(r"^[1-9]"))
+    done = int(rounds.get_attribute("data-rounds"))
+    page.clock.run_for(3_100)
+    expect(rounds).to_have_attribute("data-rounds", str(done + 1))
+
+    # ...and stops with signing out, which forgets the token.
+    page.get_by_role("button", name="Sign out").click()
+    expect(page.get_by_label("Human token")).to_be_visible()
+    expect(page.get_by_label("Human token")).to_be_focused()
+    expect(page.get_by_role("button", name="Sign out")).to_be_hidden()
+    assert seeded.human_token not in page.evaluate("JSON.stringify(Object.assign({}, sessionStorage))")
+    assert seeded.human_token not in page.evaluate("JSON.stringify(Object.assign({}, localStorage))")
+    api_calls: list[str] = []
+    page.on("request", lambda request: api_calls.append(request.url) if "/api/" in request.url else None)
+    done = rounds.get_attribute("data-rounds")
+    page.clock.run_for(30_000)
+    assert rounds.get_attribute("data-rounds") == done and api_calls == []
+    page.reload()
+    expect(page.get_by_label("Human token")).to_be_visible()
+    expect(page.get_by_role("button", name="Sign out")).to_be_hidden()
