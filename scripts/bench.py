@@ -394,14 +394,14 @@ def measure_latency(calls: int, warmup: int) -> LatencyFigures:
 
         # The same handler with the token lookup answered from memory: everything but the DynamoDB call.
         samples["no_ddb"] = []
-        store.resolve_token = lambda token_hash: principal
+        store.admit = lambda token_hash, window, limit: principal
         try:
             for _ in range(warmup):
                 timed(ours, ours_event, overview)
             for _ in range(calls):
                 samples["no_ddb"].append(timed(ours, ours_event, overview))
         finally:
-            del store.resolve_token
+            del store.admit
 
     return LatencyFigures(
         handler=statistics.median(samples["ours"]),
@@ -680,16 +680,16 @@ def measure_requests(reps: int, dequeues: int, backlog: int) -> RequestFigures:
         for client in (runtime.clients.dynamodb, runtime.clients.s3, runtime.clients.sqs, runtime.clients.scheduler):
             log.watch(client)
         store = runtime.accounts
-        resolve_token = store.resolve_token
+        admit = store.admit
 
-        def resolve_token_as_auth(token_hash: str) -> Any:
+        def admit_as_auth(token_hash: str, window: int, limit: int) -> Any:
             log.phase = "auth"
             try:
-                return resolve_token(token_hash)
+                return admit(token_hash, window, limit)
             finally:
                 log.phase = "action"
 
-        store.resolve_token = resolve_token_as_auth
+        store.admit = admit_as_auth
         invoke = Invoker(stack.module.handler, log)
         rows: list[ActionRow] = []
 
@@ -997,7 +997,10 @@ def report_requests(reps: int, dequeues: int, backlog: int) -> None:
         )
         if row.error is not None:
             print(f"    {'':<42}  FAILED after {len(row.calls)} calls: {row.error}")
-    print("    token: 1 = one DynamoDB GetItem (ConsistentRead) on the token's hash, on every request")
+    print(
+        "    token: 1 = one DynamoDB UpdateItem on the token's hash, on every request: it resolves the token"
+        " and counts the request against its rate limit (2 when it opens a new minute)"
+    )
 
     print()
     print(

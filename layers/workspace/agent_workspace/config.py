@@ -18,6 +18,9 @@ class Settings(BaseSettings):
     schedule_target_arn: str = Field("", description="The function a cron schedule invokes when it fires.")
     scheduler_role_arn: str = Field("", description="The role EventBridge Scheduler assumes to invoke it.")
     schedule_dead_letter_arn: str = Field("", description="SQS queue for firings Scheduler could not deliver.")
+    rate_limit_per_minute: int = Field(
+        3000, gt=0, description="Requests one token may make per minute; more are refused with 429 and Retry-After."
+    )
     site_call_approval_seconds: int = Field(
         600, gt=0, description="How long a site-tool call waits for the human's decision before it expires."
     )

@@ -7,7 +7,7 @@ it never lands in access logs.
 from starlette.datastructures import Headers
 from starlette.requests import HTTPConnection
 
-from agent_workspace.domain.errors import Forbidden, Unauthorized
+from agent_workspace.domain.errors import Forbidden, RateLimited, Unauthorized
 from agent_workspace.domain.models import Principal
 from agent_workspace.domain.tokens import TokenKind, hash_token
 from agent_workspace.runtime import Runtime
@@ -26,7 +26,13 @@ def authenticate(runtime: Runtime, headers: Headers, kind: TokenKind) -> Princip
     token = bearer_token(headers)
     if token is None:
         raise Unauthorized("missing bearer token: send Authorization: Bearer <token>")
-    principal = runtime.accounts.resolve_token(hash_token(token))
+    now = runtime.clock().timestamp()
+    window = int(now // 60)
+    try:
+        principal = runtime.accounts.admit(hash_token(token), window, runtime.settings.rate_limit_per_minute)
+    except RateLimited as limited:
+        limited.retry_after = max(1, int((window + 1) * 60 - now) + 1)  # until the next minute begins
+        raise
     if principal is None:
         raise Unauthorized("unknown or revoked token")
     if principal.kind is not kind:

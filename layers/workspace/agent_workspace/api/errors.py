@@ -17,7 +17,7 @@ from starlette.exceptions import HTTPException
 from agent_workspace.api import asgi_json
 from agent_workspace.api.asgi_json import PROBLEM_JSON
 from agent_workspace.api.auth import www_authenticate
-from agent_workspace.domain.errors import Unauthorized, Unavailable, WorkspaceError
+from agent_workspace.domain.errors import RateLimited, Unauthorized, Unavailable, WorkspaceError
 from agent_workspace.mcp_server.dispatch import field_path
 from agent_workspace.observability import logger
 
@@ -59,6 +59,8 @@ def install(app: FastAPI) -> None:
             headers["WWW-Authenticate"] = www_authenticate(request.app.state.runtime, request)
         if isinstance(error, Unavailable):
             headers["Retry-After"] = "2"
+        if isinstance(error, RateLimited):
+            headers["Retry-After"] = str(error.retry_after)
         return problem(error.http_status, error.message, headers)
 
     @app.exception_handler(RequestValidationError)

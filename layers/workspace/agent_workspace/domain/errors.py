@@ -61,3 +61,13 @@ class Failed(WorkspaceError):
     """Something outside this server refused or failed the action: the human denied it, a site timed out."""
 
     http_status = 424
+
+
+class RateLimited(WorkspaceError):
+    """A token made more requests in the current window than its limit allows; `retry_after` is in seconds."""
+
+    http_status = 429
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after

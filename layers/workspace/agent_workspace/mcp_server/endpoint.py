@@ -18,7 +18,7 @@ from starlette.types import Receive, Scope, Send
 from agent_workspace.api.asgi_json import send_problem
 from agent_workspace.api.auth import authenticate, www_authenticate
 from agent_workspace.blocking import run_blocking
-from agent_workspace.domain.errors import Unauthorized, WorkspaceError
+from agent_workspace.domain.errors import RateLimited, Unauthorized, WorkspaceError
 from agent_workspace.domain.tokens import TokenKind
 from agent_workspace.mcp_server.registry import Call
 from agent_workspace.mcp_server.server import REQUEST_STATE_KEY
@@ -46,6 +46,8 @@ class McpEndpoint:
             extra = []
             if isinstance(error, Unauthorized):
                 extra = [(b"www-authenticate", www_authenticate(self._runtime, connection).encode())]
+            if isinstance(error, RateLimited):
+                extra = [(b"retry-after", str(error.retry_after).encode())]
             await send_problem(send, error.http_status, error.message, extra)
             return
         scope.setdefault("state", {})[REQUEST_STATE_KEY] = Call(

@@ -100,8 +100,14 @@ def publish(rt: Runtime, actor: Actor, new: NewPublication) -> Publication:
         faq=check_faq(list(new.faq)),
         published_at=iso(rt.clock()),
     )
-    rt.events.record(actor.account_id, publication, _expiry(rt, publication))
     try:
+        try:
+            rt.events.record(actor.account_id, publication, _expiry(rt, publication))
+        except Conflict:
+            # A fresh random id already stored: our own write landed and its answer was lost (a 5xx
+            # botocore retried). Carry on and queue it; anything else is a real conflict.
+            if rt.events.get_publication(actor.account_id, publication.id) is None:
+                raise
         rt.queue.send(_message(actor.account_id, publication.id))
     except BaseException:
         with suppress(Exception):  # nothing half-done: the caller retries the whole call; its error is the one to see

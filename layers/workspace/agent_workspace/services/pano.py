@@ -29,7 +29,7 @@ from agent_workspace.domain.pano import (
     linked_names,
 )
 from agent_workspace.domain.tasks import AttachmentRef, NewAttachment, check_text, decode_attachments
-from agent_workspace.observability import count
+from agent_workspace.observability import count, logger
 from agent_workspace.runtime import Runtime
 from agent_workspace.store.blobs import pano_prefix
 
@@ -77,13 +77,10 @@ def save(
             revision=current.revision + 1,
             files=merged,
         )
-        try:
-            _write(rt, actor.account_id, doc, current.revision)
-        except Conflict:
-            _take_back(rt, uploaded)
+        if not _written(rt, actor.account_id, doc, current.revision, uploaded):
             back_off(attempt)
             continue  # another save won: apply this one on top of it
-        _take_back(rt, [f for f in current.files if f not in kept])  # dropped or replaced files
+        _settle(rt, actor.account_id, doc, dropped=[f for f in current.files if f not in kept])
         count("PanoDocSaved")
         return doc
     raise Unavailable(f"doc {doc_id} is being saved by others; retry shortly")
@@ -131,10 +128,7 @@ def attach(rt: Runtime, actor: Actor, doc_id: str, files: list[Any]) -> Doc:
         _check_file_count(len(current.files) + len(decoded))
         uploaded = _upload(rt, actor.account_id, doc_id, decoded, iso(rt.clock()), linked=False)
         doc = replace(current, files=(*current.files, *uploaded), revision=current.revision + 1)
-        try:
-            rt.pano.write(actor.account_id, doc, current.revision, _epoch(doc.expires_at))
-        except Conflict:
-            _take_back(rt, uploaded)
+        if not _written(rt, actor.account_id, doc, current.revision, uploaded):
             back_off(attempt)
             continue
         count("PanoFilesAttached")
@@ -192,14 +186,15 @@ def _create(
         updated_at=iso(now),
         expires_at=iso(now + timedelta(days=ttl_days)),
     )
-    # The expiry schedule first: should the write below fail, it still finds and deletes stray files.
+    # The expiry schedule first: should anything below fail for good, it still finds and deletes stray files.
     _arm(rt, actor.account_id, doc, new=True)
-    uploaded = _upload(rt, actor.account_id, doc_id, decoded, iso(now), linked=True)
-    doc = replace(doc, files=tuple(uploaded))
+    uploaded: list[PanoFile] = []
     try:
-        _write(rt, actor.account_id, doc, None)
+        uploaded = _upload(rt, actor.account_id, doc_id, decoded, iso(now), linked=True)
+        doc = replace(doc, files=tuple(uploaded))
+        if not _written(rt, actor.account_id, doc, None, uploaded):
+            raise Conflict(f"doc {doc_id} already exists")  # a fresh random id: never expected
     except BaseException:
-        _take_back(rt, uploaded)
         with suppress(Exception):
             rt.schedules.disarm(_schedule_name(actor.account_id, doc_id))
         raise
@@ -207,10 +202,37 @@ def _create(
     return doc
 
 
-def _write(rt: Runtime, account_id: str, doc: Doc, expected_revision: int | None) -> None:
-    rt.pano.write(account_id, doc, expected_revision, _epoch(doc.expires_at))
-    if expected_revision is not None:
+def _written(rt: Runtime, account_id: str, doc: Doc, expected_revision: int | None, uploaded: list[PanoFile]) -> bool:
+    """Write the doc: True once it is stored, False if another save won (its files are taken back then).
+
+    A write DynamoDB applied but answered with a 5xx is retried by botocore and then fails its own
+    condition; reading the doc back tells that apart from a lost race, so a saved doc is never undone.
+    """
+    try:
+        rt.pano.write(account_id, doc, expected_revision, _epoch(doc.expires_at))
+        return True
+    except Conflict:
+        stored = rt.pano.get(account_id, doc.id)
+        if stored is not None and stored.revision == doc.revision and stored.files == doc.files:
+            return True
+        _take_back(rt, uploaded)
+        return False
+    except BaseException:
+        _take_back(rt, uploaded)
+        raise
+
+
+def _settle(rt: Runtime, account_id: str, doc: Doc, dropped: list[PanoFile]) -> None:
+    """After a saved replace: move the expiry schedule and delete the files the doc no longer has.
+
+    Both are housekeeping on a save that happened: a failure is logged, never reported as a failed
+    save (a stale schedule fires, sees the later expiry and re-arms itself).
+    """
+    try:
         _arm(rt, account_id, doc)
+    except Exception:
+        logger.exception("doc saved, but its expiry schedule was not moved", extra={"docId": doc.id})
+    _take_back(rt, dropped)
 
 
 def _live(rt: Runtime, account_id: str, doc_id: str) -> Doc:

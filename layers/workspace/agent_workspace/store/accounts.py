@@ -2,13 +2,16 @@
 
 from typing import Any
 
-from agent_workspace.domain.errors import Conflict, NotFound
+from botocore.exceptions import ClientError
+
+from agent_workspace.domain.errors import Conflict, NotFound, RateLimited, Unavailable
 from agent_workspace.domain.models import TASK_STATUSES, Principal, TokenRecord, Workspace
 from agent_workspace.domain.tokens import TokenKind
 from agent_workspace.store import keys
 from agent_workspace.store.dynamo import from_item, key, query_prefix, to_item, translating_errors
 
 _NEW_ITEM = "attribute_not_exists(PK)"
+_CONTENTION_ROUNDS = 3
 
 
 class AccountStore:
@@ -132,20 +135,67 @@ class AccountStore:
             raise NotFound(f"no {owner_name}") from error
 
     def resolve_token(self, token_hash: str) -> Principal | None:
+        """The token's principal (a consistent read), without counting a request: admin and tests."""
         with translating_errors():
-            response = self._db.get_item(
+            item = self._db.get_item(
                 TableName=self._table, Key=key(keys.token_pk(token_hash), keys.TOKEN_SK), ConsistentRead=True
+            ).get("Item")
+        return _principal(from_item(item)) if item else None
+
+    def admit(self, token_hash: str, window: int, limit: int) -> Principal | None:
+        """The token's principal, counting this request against its limit for `window` in the same write.
+
+        One `UpdateItem` does both: it fails on a missing (or revoked) token, and on a token that
+        has used up this window, which `RateLimited` reports; the first request of a window opens it
+        with a second write. Writes are strongly consistent, so revocation bites on the next call.
+        """
+        token_key = key(keys.token_pk(token_hash), keys.TOKEN_SK)
+        for _ in range(_CONTENTION_ROUNDS):
+            counted = self._count_request(
+                token_key,
+                "ADD rateCount :one",
+                # A window already newer than ours (another instance's clock ran ahead) counts as ours.
+                "attribute_exists(PK) AND rateWindow >= :w AND rateCount < :limit",
+                {":one": 1, ":w": window, ":limit": limit},
             )
-        item = response.get("Item")
-        if not item:
-            return None
-        values = from_item(item)
-        return Principal(
-            kind=TokenKind(values["kind"]),
-            account_id=values["accountId"],
-            token_id=values["tokenId"],
-            workspace_id=values.get("workspaceId"),
-        )
+            if isinstance(counted, dict):
+                return _principal(counted)
+            if counted is None:
+                return None  # no such token
+            if counted >= window:
+                raise RateLimited(f"this token made {limit} requests this minute, its limit", retry_after=0)
+            opened = self._count_request(
+                token_key,
+                "SET rateWindow = :w, rateCount = :one",
+                "attribute_exists(PK) AND (attribute_not_exists(rateWindow) OR rateWindow < :w)",
+                {":one": 1, ":w": window},
+            )
+            if isinstance(opened, dict):
+                return _principal(opened)
+            if opened is None:
+                return None
+            # Another request opened this window meanwhile: count this one in it.
+        raise Unavailable("the store is busy; retry shortly")
+
+    def _count_request(self, token_key: dict[str, Any], update: str, condition: str, values: dict[str, Any]) -> Any:
+        """The token's attributes after the update; else None (no token) or its `rateWindow` as it stands."""
+        try:
+            response = self._db.update_item(
+                TableName=self._table,
+                Key=token_key,
+                UpdateExpression=update,
+                ConditionExpression=condition,
+                ExpressionAttributeValues=to_item(values),
+                ReturnValues="ALL_NEW",
+                ReturnValuesOnConditionCheckFailure="ALL_OLD",
+            )
+        except ClientError as error:
+            if error.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
+                with translating_errors():
+                    raise
+            old = error.response.get("Item")
+            return None if not old else int(from_item(old).get("rateWindow", -1))
+        return from_item(response["Attributes"])
 
     def list_tokens(self, account_id: str, workspace_id: str | None) -> list[TokenRecord]:
         """A workspace's agent tokens, or with `workspace_id` None the account's human tokens."""
@@ -179,6 +229,15 @@ class AccountStore:
                     },
                 ]
             )
+
+
+def _principal(values: dict[str, Any]) -> Principal:
+    return Principal(
+        kind=TokenKind(values["kind"]),
+        account_id=values["accountId"],
+        token_id=values["tokenId"],
+        workspace_id=values.get("workspaceId"),
+    )
 
 
 def _scope(workspace_id: str | None) -> str:

@@ -197,7 +197,12 @@ class TaskStore:
                     Key=key(keys.workspace_pk(workspace_id), seen["SK"]),
                     UpdateExpression="SET claim = :claim, GSI1SK = :lease",
                     # Still queued exactly where the page saw it: nobody claimed or moved it meanwhile.
-                    ConditionExpression="GSI1SK = :seen AND #status = :notstarted",
+                    # Or already claimed by this very request: a claim DynamoDB applied but answered
+                    # with a 5xx is resent by botocore, and must not read as lost.
+                    ConditionExpression=(
+                        "(GSI1SK = :seen AND #status = :notstarted) OR (#status = :notstarted AND GSI1SK = :lease "
+                        "AND claim.tokenId = :token AND claim.claimedAt = :now)"
+                    ),
                     ExpressionAttributeNames={"#status": "status"},
                     ExpressionAttributeValues=to_item(
                         {
@@ -205,6 +210,8 @@ class TaskStore:
                             ":lease": keys.queue_sk(lease_until, seen["id"]),
                             ":seen": seen["GSI1SK"],
                             ":notstarted": "notstarted",
+                            ":token": token_id,
+                            ":now": now,
                         }
                     ),
                     ReturnValues="ALL_NEW",

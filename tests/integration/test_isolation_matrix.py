@@ -1,0 +1,874 @@
+"""Isolation, as a matrix: every MCP action and every REST route, called with the tokens that must not reach a
+victim's data, reads nothing of it and changes nothing of it.
+
+One victim world per module: account A with workspace W1 holding one of everything (a task with attachments, a
+message, a cron template, a pending question, memory, a skill shared into W3, an event with a subscription and a
+publication, a pano doc with a comment and files, a shared site with a running, a queued and a pending call), W2
+(another workspace of A) and account B. Every piece of A's content carries SECRET, so "nothing readable" is one
+substring check; every id of A is listed, so an id the caller did not send itself must not show up either.
+
+The tables below are keyed by what the server serves: `ACTIONS` by (tool, action) of `REGISTRY`, `ROUTES` by the
+path template of every `/api` route of `create_app`. A new action or route without an entry fails its own case.
+
+Pano docs and site tools (and publishing an account's events) are account-wide by design (README: "Pano",
+"Site tools", "Events"): another workspace of the same account may read and write them. Those cases assert that
+documented exception explicitly, writing to a doc of their own so the victim's stays as it was.
+"""
+
+import json
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import httpx
+import pytest
+from fastapi.routing import APIRoute, iter_route_contexts
+
+from agent_workspace.api.app import create_app
+from agent_workspace.config import Settings
+from agent_workspace.domain.errors import WorkspaceError
+from agent_workspace.domain.models import Actor
+from agent_workspace.domain.tokens import TokenKind, hash_token
+from agent_workspace.local.stack import local_runtime
+from agent_workspace.mcp_server.dispatch import ToolOutcome, dispatch
+from agent_workspace.mcp_server.registry import Call
+from agent_workspace.runtime import Runtime
+from agent_workspace.services import accounts, elicitations, events, memory, pano, site_tools, skills, tasks
+from agent_workspace.services.tasks import NewTask
+from agent_workspace.store.clients import AwsClients
+from agent_workspace.store.schedules import schedule_name
+from agent_workspace.tools import REGISTRY
+from agent_workspace.tools.task import AttachmentIn
+from tests.support import LiveServer, b64
+
+SECRET = f"victim-secret-{secrets.token_hex(6)}"  # in every piece of A's content, never in an attacker's payload
+SITE = "https://victim-site.example"
+EVENT_NAME = "victim_done"
+MEMORY_NAME = "deploys.md"
+SKILL_NAME = "victim-skill"
+SKILL_FILE = "templates/entry.md"
+BRANCH_SCHEMA = {
+    "type": "object",
+    "properties": {"branch": {"type": "string", "enum": ["main", "release"]}},
+    "required": ["branch"],
+}
+
+
+def attachment(ident: str, filename: str, content: str) -> AttachmentIn:
+    return AttachmentIn(id=ident, filename=filename, mimeType="text/plain", data=b64(content.encode()))
+
+
+def attacker_file(ident: str = "attacker") -> dict[str, str]:
+    return {"id": ident, "filename": f"{ident}.txt", "mimeType": "text/plain", "data": b64(b"attacker")}
+
+
+# == the victim's world ===========================================================================
+
+
+@dataclass(frozen=True)
+class World:
+    rt: Runtime
+    http: httpx.Client  # to the app under uvicorn
+    account_a: str
+    w1: str  # the victim workspace
+    w2: str  # another workspace of A, whose agent calls
+    w3: str  # another workspace of A, that W1's skill is shared into
+    w4: str  # another workspace of A nobody writes to: the wrong workspace in a path
+    account_b: str
+    wb: str  # B's workspace, whose agent calls
+    wb_clean: str  # B's workspace nobody writes to: B's own workspace in a path
+    agent_w1: str
+    agent_w2: str
+    agent_b: str
+    human_a: str
+    human_b: str
+    human_b_token_id: str
+    revoked_agent: str  # was an agent token of W1
+    revoked_human: str  # was a human token of A
+    agent_w1_token_id: str
+    human_a_token_id: str
+    task_id: str
+    template_id: str
+    trigger_task_id: str
+    message_id: str
+    task_attachment_id: str
+    message_attachment_id: str
+    elicitation_id: str
+    event_id: str
+    subscription_id: str
+    publication_id: str
+    doc_id: str
+    running_call_id: str
+    queued_call_id: str
+    pending_call_id: str
+    a_workspaces: frozenset[str] = field(default_factory=frozenset)
+
+    def actor(self) -> Actor:
+        """W1's agent."""
+        return Actor("agent", self.account_a, self.w1, self.agent_w1_token_id)
+
+    def ids_of_a(self) -> set[str]:
+        """Every id and token of account A: none may show up for another account unless it sent it itself."""
+        return {
+            self.account_a,
+            self.w1,
+            self.w2,
+            self.w3,
+            self.w4,
+            self.agent_w1,
+            self.agent_w2,
+            self.human_a,
+            self.agent_w1_token_id,
+            self.human_a_token_id,
+            self.task_id,
+            self.template_id,
+            self.trigger_task_id,
+            self.message_id,
+            self.task_attachment_id,
+            self.message_attachment_id,
+            self.elicitation_id,
+            self.event_id,
+            self.subscription_id,
+            self.publication_id,
+            self.doc_id,
+            self.running_call_id,
+            self.queued_call_id,
+            self.pending_call_id,
+        }
+
+    def ids_of_w1(self) -> set[str]:
+        """What only W1 (and A's human) may see: another workspace of A sees neither these nor SECRET."""
+        return self.ids_of_a() - {self.account_a, self.w2, self.event_id, self.doc_id, self.agent_w2}
+
+
+def build_world(rt: Runtime, http: httpx.Client) -> World:
+    account_a, human_a = accounts.create_account(rt.accounts, "Victim account")
+    w1, agent_w1 = accounts.create_workspace(rt.accounts, account_a, "Victim workspace", f"{SECRET} mission")
+    w2, agent_w2 = accounts.create_workspace(rt.accounts, account_a, "Neighbour", "Another workspace of A")
+    w3, _ = accounts.create_workspace(rt.accounts, account_a, "Shared into", "W1's skill is shared here")
+    w4, _ = accounts.create_workspace(rt.accounts, account_a, "Untouched", "Only ever a wrong path")
+    account_b, human_b = accounts.create_account(rt.accounts, "Attacker account")
+    wb, agent_b = accounts.create_workspace(rt.accounts, account_b, "Attacker", "")
+    wb_clean, _ = accounts.create_workspace(rt.accounts, account_b, "Attacker, untouched", "")
+    revoked_agent = accounts.issue_token(rt.accounts, TokenKind.AGENT, account_a, w1.id)
+    rt.accounts.revoke_token(account_a, w1.id, revoked_agent.record.id)
+    revoked_human = accounts.issue_token(rt.accounts, TokenKind.HUMAN, account_a, None)
+    rt.accounts.revoke_token(account_a, None, revoked_human.record.id)
+
+    agent = Actor("agent", account_a, w1.id, agent_w1.record.id)
+    human = Actor("human", account_a, w1.id, human_a.record.id)
+    event = events.define_event(rt, account_a, EVENT_NAME, f"{SECRET} event")
+    subscription = events.subscribe(rt, account_a, w1.id, event.id, f"{SECRET} trigger", f"{SECRET} trigger body")
+    task_attachment_id, message_attachment_id = f"spec-{secrets.token_hex(4)}", f"reply-{secrets.token_hex(4)}"
+    task = tasks.create_task(
+        rt,
+        agent,
+        NewTask(
+            title=f"{SECRET} task",
+            body=f"{SECRET} body",
+            assignee="human",
+            attachments=(attachment(task_attachment_id, f"{SECRET}.txt", f"{SECRET} task file"),),
+            event_id=event.id,
+        ),
+    )
+    message = tasks.post_message(
+        rt, human, task.id, f"{SECRET} message", [attachment(message_attachment_id, "r.txt", f"{SECRET} reply file")]
+    )
+    template = tasks.create_task(rt, human, NewTask(f"{SECRET} template", f"{SECRET} run", cron_schedule="30 * * * *"))
+    question = elicitations.ask(rt, agent, task.id, f"{SECRET} which branch?", "form", BRANCH_SCHEMA, None, 3600)
+    memory.save(rt, agent, MEMORY_NAME, f"{SECRET} memory, revision 1", None)
+    memory.save(rt, agent, MEMORY_NAME, f"{SECRET} memory, revision 2", 1)
+    memory.save(rt, agent, None, f"{SECRET} index: memory://{MEMORY_NAME}", None)
+    skills.save(rt, agent, f"skill://{SKILL_NAME}/SKILL.md", f"---\ndescription: {SECRET} skill\n---\n# {SECRET}\n")
+    skills.save(rt, agent, f"skill://{SKILL_NAME}/{SKILL_FILE}", f"{SECRET} skill file")
+    skills.share(rt, w1.id, SKILL_NAME, w3.id)
+    publication = events.publish(
+        rt, agent, events.NewPublication(EVENT_NAME, f"{SECRET} published", task.id, ((f"{SECRET} q", "a"),))
+    )
+    # B's own account-wide data, so that B's listings show something: B's, never A's.
+    attacker = Actor("agent", account_b, wb.id, agent_b.record.id)
+    events.define_event(rt, account_b, "attacker_event", "attacker")
+    events.publish(rt, attacker, events.NewPublication("attacker_event", "attacker publication"))
+    pano.save(rt, attacker, None, "attacker doc", "attacker", None, None, [])
+    assert drain_queue(rt, deliver=lambda message: True) == 2
+    trigger = next(t for t in tasks.list_tasks(rt, w1.id, None, None, 200, None)["tasks"] if t["createdBy"] == "event")
+    doc = pano.save(
+        rt,
+        agent,
+        None,
+        f"{SECRET} doc",
+        f"# {SECRET}\n\n[plan](plan.txt)",
+        "green",
+        None,
+        [attachment("plan", "plan.txt", f"{SECRET} plan")],
+    )
+    pano.comment(rt, account_a, w1.id, doc.id, f"{SECRET} comment")
+    pano.attach(rt, agent, doc.id, [attachment("extra", "extra.txt", f"{SECRET} extra")])
+    tool = {"inputSchema": {"type": "object"}, "description": f"{SECRET} tool"}
+    site_tools.report_sites(
+        rt,
+        account_a,
+        [
+            {
+                "origin": SITE,
+                "title": f"{SECRET} site",
+                "tools": [
+                    {"name": "victim_read", "annotations": {"readOnlyHint": True}, **tool},
+                    {"name": "victim_write", "annotations": {}, **tool},
+                ],
+            }
+        ],
+    )
+    running = site_tools.start_call(rt, agent, task.id, SITE, "victim_read", {"q": f"{SECRET} running"})
+    assert [c["id"] for c in site_tools.poll_calls(rt, account_a, 0)] == [running.id]
+    queued = site_tools.start_call(rt, agent, task.id, SITE, "victim_read", {"q": f"{SECRET} queued"})
+    pending = site_tools.start_call(rt, agent, task.id, SITE, "victim_write", {"q": f"{SECRET} pending"})
+    assert (queued.status, pending.status) == ("queued", "pending")
+
+    return World(
+        rt=rt,
+        http=http,
+        account_a=account_a,
+        w1=w1.id,
+        w2=w2.id,
+        w3=w3.id,
+        w4=w4.id,
+        account_b=account_b,
+        wb=wb.id,
+        wb_clean=wb_clean.id,
+        agent_w1=agent_w1.token,
+        agent_w2=agent_w2.token,
+        agent_b=agent_b.token,
+        human_a=human_a.token,
+        human_b=human_b.token,
+        human_b_token_id=human_b.record.id,
+        revoked_agent=revoked_agent.token,
+        revoked_human=revoked_human.token,
+        agent_w1_token_id=agent_w1.record.id,
+        human_a_token_id=human_a.record.id,
+        task_id=task.id,
+        template_id=template.id,
+        trigger_task_id=trigger["id"],
+        message_id=message.id,
+        task_attachment_id=task_attachment_id,
+        message_attachment_id=message_attachment_id,
+        elicitation_id=question.id,
+        event_id=event.id,
+        subscription_id=subscription.id,
+        publication_id=publication.id,
+        doc_id=doc.id,
+        running_call_id=running.id,
+        queued_call_id=queued.id,
+        pending_call_id=pending.id,
+        a_workspaces=frozenset({w1.id, w2.id, w3.id, w4.id}),
+    )
+
+
+def drain_queue(rt: Runtime, deliver: Callable[[dict], bool]) -> int:
+    """Take every queued publication off the events queue, running the fan-out on those `deliver` picks."""
+    delivered = 0
+    while True:
+        page = rt.clients.sqs.receive_message(
+            QueueUrl=rt.settings.events_queue_url, MaxNumberOfMessages=10, WaitTimeSeconds=0
+        ).get("Messages", [])
+        if not page:
+            return delivered
+        for message in page:
+            body = json.loads(message["Body"])
+            if deliver(body):
+                events.deliver(rt, body)
+                delivered += 1
+            rt.clients.sqs.delete_message(QueueUrl=rt.settings.events_queue_url, ReceiptHandle=message["ReceiptHandle"])
+
+
+def _without_links(value: Any) -> Any:
+    """Presigned links are signed afresh on every read; everything else must compare equal."""
+    if isinstance(value, dict):
+        return {k: _without_links(v) for k, v in value.items() if k != "url"}
+    if isinstance(value, list):
+        return [_without_links(v) for v in value]
+    return value
+
+
+def _read(read: Callable[..., Any], *args: Any) -> Any:
+    """A read's answer, or what refused it (a victim object that vanished must show as a change, not a crash)."""
+    try:
+        return read(*args)
+    except WorkspaceError as error:
+        return f"{type(error).__name__}: {error.message}"
+
+
+def snapshot(w: World) -> dict[str, str]:
+    """Everything of the victim another token could read or change, read back through the services and stores."""
+    rt, a, w1 = w.rt, w.account_a, w.w1
+    workspace = rt.accounts.get_workspace(a, w1)
+    doc = rt.pano.get(a, w.doc_id)
+    task_keys = [rt.tasks.get_attachment(w1, w.task_id, i) for i in (w.task_attachment_id, w.message_attachment_id)]
+    publications, _ = rt.events.list_publications(a, 200, None, int(rt.clock().timestamp()))
+    sections: dict[str, Any] = {
+        "workspaces of A": sorted(ws.id for ws in rt.accounts.list_workspaces(a)),
+        "W1": workspace and (workspace.summary(), workspace.task_counts),
+        "tokens": [[t.id for t in rt.accounts.list_tokens(a, scope)] for scope in (None, w1)],
+        "task": _read(tasks.get_task, rt, w1, w.task_id, True, 200, None),
+        "template": _read(tasks.get_task, rt, w1, w.template_id, True, 200, None),
+        "tasks of W1": tasks.list_tasks(rt, w1, None, None, 200, None),
+        "task files": [ref and rt.blobs.read(ref.key) for ref in task_keys],
+        "questions": elicitations.open_questions(rt, w1, None),
+        "memory": memory.list_memories(rt, w1),
+        "memory content": [
+            _read(memory.load, rt, w1, name, r)
+            for name, r in ((MEMORY_NAME, None), (MEMORY_NAME, 1), (MEMORY_NAME, 2), (None, None))
+        ],
+        "skills": [skills.list_skills(rt, ws) for ws in (w1, w.w3)],
+        "skill": _read(skills.get_skill, rt, w1, SKILL_NAME),
+        "skill file": _read(skills.get_file, rt, w1, SKILL_NAME, SKILL_FILE),
+        "event": [e.public() for e in rt.events.list_events(a)],
+        "subscriptions": [s.public() for s in rt.events.list_subscriptions(w1)],
+        "publications of W1": [p.public() for p in publications if p.workspace_id == w1],
+        "publishers in A": sorted({p.workspace_id for p in publications} - w.a_workspaces),
+        "doc": _read(pano.read, rt, a, w.doc_id, True, True),
+        "doc files": doc and [rt.blobs.read(f.ref.key) for f in doc.files],
+        "sites": [(s.origin, s.title, [t.definition() for t in s.tools]) for s in rt.site_tools.sites(a)],
+        "bridge last seen": rt.site_tools.last_seen(a),
+        "site calls": site_tools.calls_of(rt, w1, None),
+        "calls": [rt.site_tools.get_call(a, c) for c in (w.running_call_id, w.queued_call_id, w.pending_call_id)],
+        "schedules": [rt.schedules.get(name) for name in (schedule_name(w1, w.template_id), f"pano-{a}-{w.doc_id}")],
+    }
+    return {name: json.dumps(_without_links(value), sort_keys=True, default=repr) for name, value in sections.items()}
+
+
+def assert_unchanged(w: World, before: dict[str, str]) -> None:
+    after = snapshot(w)
+    changed = {name: (before[name], after[name]) for name in before if before[name] != after[name]}
+    assert not changed, f"the victim's data changed: {changed}"
+
+
+def fingerprint(w: World) -> dict[str, str]:
+    """Every stored item, object and schedule of the victim, raw, by key: one table scan, one bucket listing and
+    one schedule listing, cheap enough to take after every case that may write.
+
+    Kept: W1's partition, its skill's,
+    W3's and W4's (nobody of A writes there during the matrix), and A's account partition except what another
+    workspace of A changes by design (its own workspace record, its publications, pano docs other than the
+    victim's). Token items are left out: their rate-limit counters move with every request.
+    """
+    mine = (f"WS#{w.w1}", f"WS#{w.w3}", f"WS#{w.w4}", f"SKILL#{w.w1}.")
+
+    def kept(item: dict[str, Any]) -> bool:
+        pk, sk = item["PK"]["S"], item["SK"]["S"]
+        if pk.startswith(mine):
+            return True
+        if pk != f"ACCOUNT#{w.account_a}" or sk == f"WORKSPACE#{w.w2}":
+            return False
+        if sk.startswith("PUB#") and item.get("workspaceId", {}).get("S") == w.w2:
+            return False
+        return not sk.startswith(("PANO#", "PANOCMT#")) or w.doc_id in sk
+
+    items: dict[str, str] = {}
+    request: dict[str, Any] = {"TableName": w.rt.settings.table_name}
+    while True:
+        page = w.rt.clients.dynamodb.scan(**request)
+        for item in page["Items"]:
+            if kept(item):
+                items[f"{item['PK']['S']} {item['SK']['S']}"] = json.dumps(item, sort_keys=True)
+        if "LastEvaluatedKey" not in page:
+            break
+        request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+    listing = w.rt.clients.s3.list_objects_v2(Bucket=w.rt.settings.attachments_bucket).get("Contents", [])
+    assert len(listing) < 1000, "one page of the listing is all there is"
+    for obj in listing:
+        if w.w1 in obj["Key"] or w.doc_id in obj["Key"]:
+            items[f"s3 {obj['Key']}"] = f"{obj['ETag']} {obj['Size']}"
+    for armed in w.rt.schedules.list_armed():  # the template's next firing, the doc's expiry
+        if w.w1 in armed.name or w.doc_id in armed.name:
+            items[f"schedule {armed.name}"] = f"{armed.fire_at.isoformat()} {json.dumps(armed.input, sort_keys=True)}"
+    return items
+
+
+def assert_untouched(w: World, before: dict[str, str]) -> None:
+    after = fingerprint(w)
+    changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+    assert not changed, f"the victim's stored data changed: {[(k, before.get(k), after.get(k)) for k in changed]}"
+
+
+def leaked(text: str, ids: set[str], sent: str) -> list[str]:
+    """Ids (or tokens) of the victim in `text` that the caller did not send itself."""
+    return sorted(i for i in ids if i in text and i not in sent)
+
+
+@pytest.fixture(scope="module")
+def world(moto_endpoint: str, aws_clients: AwsClients) -> World:
+    rt = local_runtime(moto_endpoint, clients=aws_clients)
+    with LiveServer(rt) as server, httpx.Client(base_url=server.url, timeout=30) as http:
+        yield build_world(rt, http)
+
+
+@pytest.fixture(scope="module")
+def baseline(world: World) -> dict[str, str]:
+    """The victim's data, read through the services, as the matrix found it; the last test compares against it."""
+    return snapshot(world)
+
+
+@pytest.fixture(scope="module")
+def stored(world: World, baseline: dict[str, str]) -> dict[str, str]:
+    """The victim's stored items, objects and schedules as the matrix found them (taken with `baseline`, before any
+    case); each case that gets past authentication and may write compares against them."""
+    return fingerprint(world)
+
+
+# == MCP: every action of every tool ==============================================================
+
+OTHER_WORKSPACE, OTHER_ACCOUNT, REVOKED, HUMAN_ON_MCP = "other-workspace", "other-account", "revoked", "human-token"
+MCP_KINDS = (OTHER_WORKSPACE, OTHER_ACCOUNT, REVOKED, HUMAN_ON_MCP)
+
+
+@dataclass(frozen=True)
+class ActionCase:
+    """How to aim one action at the victim: its payloads (each run in turn), and what the victim's id means.
+
+    `by_id`: the payloads name an object of the victim by id, so a caller it is not shared with gets a tool
+    error (a name-based action, like memory or skills, answers the caller's own, empty, namespace instead).
+    `shared`: account-wide by design; another workspace of the same account may use it, and this checks that
+    it did (run against a doc of its own when `fresh_doc`).
+    """
+
+    payloads: Callable[[World], list[dict[str, Any]]]
+    by_id: bool = False
+    shared: Callable[[World, ToolOutcome], None] | None = None
+    fresh_doc: bool = False
+
+
+def _reads_secret(w: World, outcome: ToolOutcome) -> None:
+    assert not outcome.is_error and SECRET in outcome.text, outcome.text
+
+
+def _doc_saved_by_w2(w: World, outcome: ToolOutcome) -> None:
+    assert not outcome.is_error, outcome.text
+    doc = w.rt.pano.get(w.account_a, w.doc_id)
+    assert (doc.title, doc.updated_by, doc.revision) == ("attacker", w.w2, 2)
+
+
+def _doc_commented_by_w2(w: World, outcome: ToolOutcome) -> None:
+    assert not outcome.is_error, outcome.text
+    assert [c.workspace_id for c in w.rt.pano.comments(w.account_a, w.doc_id)] == [w.w2]
+
+
+def _doc_attached_by_w2(w: World, outcome: ToolOutcome) -> None:
+    assert not outcome.is_error, outcome.text
+    assert "attacker.txt" in {f.name for f in w.rt.pano.get(w.account_a, w.doc_id).files}
+
+
+def _doc_deleted_by_w2(w: World, outcome: ToolOutcome) -> None:
+    assert not outcome.is_error, outcome.text
+    assert w.rt.pano.get(w.account_a, w.doc_id) is None
+
+
+def _published_by_w2(w: World, outcome: ToolOutcome) -> None:
+    assert not outcome.is_error, outcome.text
+    found, _ = w.rt.events.list_publications(w.account_a, 200, None, int(w.rt.clock().timestamp()))
+    assert any(p.workspace_id == w.w2 and p.payload == "attacker" for p in found)
+
+
+ACTIONS: dict[tuple[str, str], ActionCase] = {
+    ("task", "create"): ActionCase(lambda w: [{"title": "attacker", "body": "attacker", "eventId": w.event_id}]),
+    ("task", "get"): ActionCase(
+        lambda w: [{"taskId": w.task_id, "includeConversation": True}, {"taskId": w.template_id}], by_id=True
+    ),
+    ("task", "updateStatus"): ActionCase(lambda w: [{"taskId": w.task_id, "status": "rejected"}], by_id=True),
+    ("task", "reply"): ActionCase(
+        lambda w: [
+            {"taskId": w.task_id, "text": "attacker"},
+            {"taskId": w.task_id, "text": "attacker", "attachments": [attacker_file()]},
+        ],
+        by_id=True,
+    ),
+    ("task", "elicit"): ActionCase(
+        lambda w: [
+            {
+                "taskId": w.task_id,
+                "message": "attacker?",
+                "mode": "url",
+                "url": "https://attacker.example",
+                "timeoutSeconds": 1,
+            },
+            {"taskId": w.task_id, "elicitationId": w.elicitation_id},
+        ],
+        by_id=True,
+    ),
+    ("task", "getAttachment"): ActionCase(
+        lambda w: [
+            {"taskId": w.task_id, "attachmentId": w.task_attachment_id, "format": "base64"},
+            {"taskId": w.task_id, "attachmentId": w.message_attachment_id, "format": "url"},
+        ],
+        by_id=True,
+    ),
+    ("memory", "load"): ActionCase(lambda w: [{"name": MEMORY_NAME}, {"name": MEMORY_NAME, "revision": 1}, {}]),
+    ("memory", "save"): ActionCase(
+        lambda w: [{"name": MEMORY_NAME, "content": "attacker"}, {"content": "attacker", "expectedRevision": 1}]
+    ),
+    ("memory", "delete"): ActionCase(lambda w: [{"name": MEMORY_NAME}, {}]),
+    ("skills", "search"): ActionCase(lambda w: [{}, {"q": "victim"}]),
+    ("skills", "load"): ActionCase(
+        lambda w: [{"uri": f"skill://{SKILL_NAME}"}, {"uri": f"skill://{SKILL_NAME}/{SKILL_FILE}"}]
+    ),
+    ("skills", "save"): ActionCase(
+        lambda w: [
+            {"uri": f"skill://{SKILL_NAME}/{SKILL_FILE}", "content": "attacker"},
+            {"uri": f"skill://{SKILL_NAME}/SKILL.md", "content": "---\ndescription: attacker\n---\n"},
+        ]
+    ),
+    ("skills", "delete"): ActionCase(
+        lambda w: [{"uri": f"skill://{SKILL_NAME}/{SKILL_FILE}"}, {"uri": f"skill://{SKILL_NAME}"}]
+    ),
+    ("workspace", "get"): ActionCase(lambda w: [{}]),
+    ("workspace", "publishEvent"): ActionCase(
+        lambda w: [{"name": EVENT_NAME, "payload": "attacker", "faq": [{"q": "attacker?", "a": "attacker"}]}],
+        shared=_published_by_w2,
+    ),
+    ("siteTools", "search"): ActionCase(lambda w: [{}, {"q": "victim"}], shared=_reads_secret),
+    ("siteTools", "getDefinition"): ActionCase(
+        lambda w: [{"site": SITE, "tool": "victim_write"}], by_id=True, shared=_reads_secret
+    ),
+    ("siteTools", "call"): ActionCase(
+        lambda w: [
+            {"taskId": w.task_id, "site": SITE, "tool": "victim_read", "arguments": {"q": "attacker"}},
+            {"taskId": w.task_id, "site": SITE, "tool": "victim_write", "callId": w.pending_call_id},
+            {"taskId": w.task_id, "site": SITE, "tool": "victim_read", "callId": w.running_call_id},
+        ],
+        by_id=True,
+    ),
+    ("pano", "save"): ActionCase(
+        lambda w: [{"id": w.doc_id, "title": "attacker", "markdown": "attacker"}],
+        by_id=True,
+        shared=_doc_saved_by_w2,
+        fresh_doc=True,
+    ),
+    ("pano", "read"): ActionCase(
+        lambda w: [{"id": w.doc_id, "includeComments": True, "includeAttachments": True}],
+        by_id=True,
+        shared=_reads_secret,
+    ),
+    ("pano", "comment"): ActionCase(
+        lambda w: [{"id": w.doc_id, "comment": "attacker"}], by_id=True, shared=_doc_commented_by_w2, fresh_doc=True
+    ),
+    ("pano", "attach"): ActionCase(
+        lambda w: [{"id": w.doc_id, "files": [attacker_file()]}], by_id=True, shared=_doc_attached_by_w2, fresh_doc=True
+    ),
+    ("pano", "delete"): ActionCase(lambda w: [{"id": w.doc_id}], by_id=True, shared=_doc_deleted_by_w2, fresh_doc=True),
+}
+
+REGISTERED = [(tool.name, action.name) for tool in REGISTRY for action in tool.actions]  # `help` is not an action here
+READ_ONLY = {(tool.name, action.name) for tool in REGISTRY for action in tool.actions if action.read_only}
+
+
+async def act(w: World, token: str, tool: str, action: str, payload: dict[str, Any]) -> ToolOutcome:
+    """One tool call through the dispatcher as the endpoint makes it; a wait (elicit, call) returns at once."""
+    principal = w.rt.accounts.resolve_token(hash_token(token))
+    assert principal is not None
+    call = Call(principal, w.rt, "isolation-matrix", deadline=time.monotonic())
+    return await dispatch(REGISTRY, call, tool, {"action": action, "payload": payload})
+
+
+def mcp_over_http(w: World, token: str, tool: str, action: str, payload: dict[str, Any]) -> httpx.Response:
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": tool, "arguments": {"action": action, "payload": payload}},
+    }
+    headers = {
+        "authorization": f"Bearer {token}",
+        "content-type": "application/json",
+        "accept": "application/json, text/event-stream",
+        "mcp-protocol-version": "2025-06-18",
+    }
+    return w.http.post("/mcp", json=body, headers=headers)
+
+
+def fresh_doc(w: World) -> str:
+    """A doc of W1 for a same-account write that is allowed by design, so the victim's own doc stays as it is."""
+    doc = pano.save(
+        w.rt,
+        w.actor(),
+        None,
+        f"{SECRET} scratch",
+        "[plan](plan.txt)",
+        None,
+        None,
+        [attachment("plan", "plan.txt", f"{SECRET} scratch plan")],
+    )
+    return doc.id
+
+
+def test_every_action_in_the_table_is_served():
+    assert sorted(set(ACTIONS) - set(REGISTERED)) == []
+
+
+MCP_MATRIX = [(tool, action, kind) for tool, action in REGISTERED for kind in MCP_KINDS]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("tool", "action", "kind"), MCP_MATRIX, ids=[f"{t}.{a}/{k}" for t, a, k in MCP_MATRIX])
+async def test_mcp_action(world: World, stored: dict[str, str], tool: str, action: str, kind: str):
+    case = ACTIONS.get((tool, action))
+    assert case is not None, f"no isolation case for MCP action {tool}.{action}: add one to ACTIONS"
+    w = world
+    payload = case.payloads(w)[0]
+    if kind == REVOKED:  # refused before any action runs: the last test checks that nothing changed
+        assert w.rt.accounts.resolve_token(hash_token(w.revoked_agent)) is None
+        response = mcp_over_http(w, w.revoked_agent, tool, action, payload)
+        assert response.status_code == 401, response.text
+        assert SECRET not in response.text
+        return
+    if kind == HUMAN_ON_MCP:
+        response = mcp_over_http(w, w.human_a, tool, action, payload)
+        assert response.status_code == 403, response.text
+        assert SECRET not in response.text
+        return
+    if kind == OTHER_WORKSPACE and case.shared is not None:
+        # The documented exception: account-wide, so the neighbour workspace reaches it.
+        target = replace(w, doc_id=fresh_doc(w)) if case.fresh_doc else w
+        for payload in case.payloads(target):
+            case.shared(target, await act(w, w.agent_w2, tool, action, payload))
+        drain_queue(w.rt, deliver=lambda message: False)  # a neighbour's publication is not W1's to receive here
+    else:
+        token, ids = (w.agent_w2, w.ids_of_w1()) if kind == OTHER_WORKSPACE else (w.agent_b, w.ids_of_a())
+        for payload in case.payloads(w):
+            outcome = await act(w, token, tool, action, payload)
+            where = f"{tool}.{action} {payload} as {kind}: {outcome.text}"
+            assert SECRET not in outcome.text, where
+            assert leaked(outcome.text, ids, json.dumps(payload)) == [], where
+            if case.by_id:
+                assert outcome.is_error, where
+        if (tool, action) not in READ_ONLY:
+            # What another account publishes is fanned out within that account only: deliver it and see.
+            drain_queue(w.rt, deliver=lambda message: message["accountId"] != w.account_a)
+    if (tool, action) not in READ_ONLY:  # a read is covered by the check after the whole matrix
+        assert_untouched(w, stored)
+
+
+# == REST: every /api route =======================================================================
+
+OTHER_ACCOUNT_HUMAN = "other-account"
+AGENT_W1, AGENT_W2 = "agent-token-w1", "agent-token-w2"
+REVOKED_HUMAN, NO_TOKEN = "revoked", "no-token"
+OWN_WORKSPACE_PATH = "other-account-own-workspace"  # B's human, B's workspace in the path, A's object ids
+WRONG_WORKSPACE_PATH = "same-account-other-workspace"  # A's human, another workspace of A in the path
+REST_KINDS = (
+    OTHER_ACCOUNT_HUMAN,
+    AGENT_W1,
+    AGENT_W2,
+    REVOKED_HUMAN,
+    NO_TOKEN,
+    OWN_WORKSPACE_PATH,
+    WRONG_WORKSPACE_PATH,
+)
+
+
+@dataclass(frozen=True)
+class RouteCase:
+    """Path parameters aimed at the victim (per method where one template means different objects), a valid
+    body per method that takes one, query parameters, and for an account-scoped listing what B sees in it."""
+
+    params: Callable[[World], dict[str, str]] = lambda w: {}
+    by_method: dict[str, Callable[[World], dict[str, str]]] = field(default_factory=dict)
+    bodies: dict[str, Callable[[World], Any]] = field(default_factory=dict)
+    query: dict[str, str] = field(default_factory=dict)
+    b_sees: Callable[[World], str] | None = None  # account-scoped GET: something of B's that B's answer shows
+
+    def path_params(self, w: World, method: str) -> dict[str, str]:
+        return {**self.params(w), **self.by_method.get(method, lambda w: {})(w)}
+
+
+def _w1(w: World) -> dict[str, str]:
+    return {"workspace_id": w.w1}
+
+
+def _task(w: World) -> dict[str, str]:
+    return {"workspace_id": w.w1, "task_id": w.task_id}
+
+
+ROUTES: dict[str, RouteCase] = {
+    "/api/workspaces": RouteCase(
+        bodies={"POST": lambda w: {"title": "attacker", "mission": "attacker"}}, b_sees=lambda w: w.wb
+    ),
+    "/api/workspaces/{workspace_id}": RouteCase(_w1),
+    "/api/workspaces/{workspace_id}/tokens": RouteCase(_w1),
+    "/api/workspaces/{workspace_id}/tokens/{token_id}": RouteCase(
+        lambda w: {"workspace_id": w.w1, "token_id": w.agent_w1_token_id}
+    ),
+    "/api/tokens": RouteCase(b_sees=lambda w: w.human_b_token_id),
+    "/api/tokens/{token_id}": RouteCase(lambda w: {"token_id": w.human_a_token_id}),
+    "/api/workspaces/{workspace_id}/tasks": RouteCase(
+        _w1, bodies={"POST": lambda w: {"title": "attacker", "body": "attacker", "attachments": [attacker_file()]}}
+    ),
+    "/api/workspaces/{workspace_id}/tasks/{task_id}": RouteCase(
+        _task,
+        by_method={"DELETE": lambda w: {"task_id": w.template_id}},
+        bodies={"PATCH": lambda w: {"status": "rejected"}},
+    ),
+    "/api/workspaces/{workspace_id}/tasks/{task_id}/runs": RouteCase(
+        lambda w: {"workspace_id": w.w1, "task_id": w.template_id}
+    ),
+    "/api/workspaces/{workspace_id}/tasks/{task_id}/messages": RouteCase(
+        _task, bodies={"POST": lambda w: {"text": "attacker", "attachments": [attacker_file()]}}
+    ),
+    "/api/workspaces/{workspace_id}/tasks/{task_id}/attachments/{attachment_id}": RouteCase(
+        lambda w: {**_task(w), "attachment_id": w.task_attachment_id}, query={"format": "base64"}
+    ),
+    "/api/workspaces/{workspace_id}/elicitations": RouteCase(_w1),
+    "/api/workspaces/{workspace_id}/elicitations/{elicitation_id}/answer": RouteCase(
+        lambda w: {"workspace_id": w.w1, "elicitation_id": w.elicitation_id},
+        bodies={"POST": lambda w: {"action": "accept", "content": {"branch": "release"}}},
+    ),
+    "/api/workspaces/{workspace_id}/memory": RouteCase(_w1),
+    "/api/workspaces/{workspace_id}/memory/{name}": RouteCase(lambda w: {"workspace_id": w.w1, "name": MEMORY_NAME}),
+    "/api/workspaces/{workspace_id}/skills": RouteCase(_w1),
+    "/api/workspaces/{workspace_id}/skills/{name}": RouteCase(lambda w: {"workspace_id": w.w1, "name": SKILL_NAME}),
+    "/api/workspaces/{workspace_id}/skills/{name}/files/{path}": RouteCase(
+        lambda w: {"workspace_id": w.w1, "name": SKILL_NAME, "path": SKILL_FILE}
+    ),
+    "/api/workspaces/{workspace_id}/skills/{name}/shares": RouteCase(
+        lambda w: {"workspace_id": w.w1, "name": SKILL_NAME}, bodies={"POST": lambda w: {"workspaceId": w.w3}}
+    ),
+    "/api/workspaces/{workspace_id}/skills/{name}/shares/{target_workspace_id}": RouteCase(
+        lambda w: {"workspace_id": w.w1, "name": SKILL_NAME, "target_workspace_id": w.w3}
+    ),
+    "/api/events": RouteCase(
+        bodies={"POST": lambda w: {"name": EVENT_NAME, "description": "attacker"}}, b_sees=lambda w: "attacker_event"
+    ),
+    "/api/events/{event_id}": RouteCase(lambda w: {"event_id": w.event_id}),
+    "/api/published-events": RouteCase(b_sees=lambda w: "attacker publication"),
+    "/api/workspaces/{workspace_id}/subscriptions": RouteCase(
+        _w1, bodies={"POST": lambda w: {"eventId": w.event_id, "title": "attacker", "body": "attacker"}}
+    ),
+    "/api/workspaces/{workspace_id}/subscriptions/{subscription_id}": RouteCase(
+        lambda w: {"workspace_id": w.w1, "subscription_id": w.subscription_id}
+    ),
+    "/api/pano": RouteCase(b_sees=lambda w: "attacker doc"),
+    "/api/pano/{doc_id}": RouteCase(lambda w: {"doc_id": w.doc_id}),
+    "/api/pano/{doc_id}/comments": RouteCase(
+        lambda w: {"doc_id": w.doc_id}, bodies={"POST": lambda w: {"comment": "attacker"}}
+    ),
+    "/api/bridge/sites": RouteCase(
+        bodies={"PUT": lambda w: {"sites": [{"origin": SITE, "title": "attacker", "tools": [{"name": "victim_read"}]}]}}
+    ),
+    "/api/bridge/calls": RouteCase(query={"wait": "0"}, b_sees=lambda w: '{"calls":[]}'),
+    "/api/bridge/calls/{call_id}/result": RouteCase(
+        lambda w: {"call_id": w.running_call_id}, bodies={"POST": lambda w: {"result": {"attacker": True}}}
+    ),
+    "/api/workspaces/{workspace_id}/site-calls": RouteCase(_w1),
+    "/api/workspaces/{workspace_id}/site-calls/{call_id}/decision": RouteCase(
+        lambda w: {"workspace_id": w.w1, "call_id": w.pending_call_id},
+        bodies={"POST": lambda w: {"decision": "always_allow"}},
+    ),
+}
+
+
+def _api_routes() -> list[tuple[str, str, Any]]:
+    """Every (method, path template, route) under /api, as the app serves them (no AWS call is made).
+
+    FastAPI (>= 0.165) keeps an included router as one entry of `app.routes`; `iter_route_contexts` yields
+    each of its routes as mounted, with its full path, methods and body field.
+    """
+    app = create_app(Runtime(Settings(), AwsClients("us-east-1")))
+    found = [
+        (method, route.path.replace(":path}", "}"), route)
+        for route in iter_route_contexts(app.routes)
+        if isinstance(route.original_route, APIRoute) and route.path.startswith("/api")
+        for method in sorted(route.methods)
+    ]
+    assert found, "the app serves no /api route?"
+    return found
+
+
+API_ROUTES = _api_routes()
+API_PATHS = {path for _, path, _ in API_ROUTES}
+
+
+def _kinds_for(path: str) -> list[str]:
+    """The path-confusion kinds only where a workspace id sits beside another id of the victim."""
+    nested = "{workspace_id}" in path and path.count("{") > 1
+    return [k for k in REST_KINDS if nested or k not in (OWN_WORKSPACE_PATH, WRONG_WORKSPACE_PATH)]
+
+
+REST_MATRIX = [(method, path, kind) for method, path, _ in API_ROUTES for kind in _kinds_for(path)]
+
+
+def test_every_route_in_the_table_is_served():
+    assert sorted(set(ROUTES) - API_PATHS) == []
+
+
+def test_every_route_that_takes_a_body_has_one_in_the_table():
+    missing = [
+        f"{method} {path}"
+        for method, path, route in API_ROUTES
+        if route.body_field is not None and method not in getattr(ROUTES.get(path), "bodies", {})
+    ]
+    assert missing == []
+
+
+def rest_call(w: World, method: str, path: str, kind: str) -> tuple[httpx.Response, str]:
+    case = ROUTES.get(path)
+    assert case is not None, f"no isolation case for {method} {path}: add one to ROUTES"
+    params = case.path_params(w, method)
+    token = {
+        OTHER_ACCOUNT_HUMAN: w.human_b,
+        AGENT_W1: w.agent_w1,
+        AGENT_W2: w.agent_w2,
+        REVOKED_HUMAN: w.revoked_human,
+        NO_TOKEN: None,
+        OWN_WORKSPACE_PATH: w.human_b,
+        WRONG_WORKSPACE_PATH: w.human_a,
+    }[kind]
+    if kind == OWN_WORKSPACE_PATH:
+        params["workspace_id"] = w.wb_clean
+    if kind == WRONG_WORKSPACE_PATH:
+        params["workspace_id"] = w.w4
+    url = path.format(**params)
+    body = case.bodies[method](w) if method in case.bodies else None
+    headers = {"authorization": f"Bearer {token}"} if token else {}
+    response = w.http.request(method, url, params=case.query, json=body, headers=headers)
+    return response, f"{url} {json.dumps(body)}"
+
+
+@pytest.mark.parametrize(("method", "path", "kind"), REST_MATRIX, ids=[f"{m} {p}/{k}" for m, p, k in REST_MATRIX])
+def test_rest_route(world: World, stored: dict[str, str], method: str, path: str, kind: str):
+    w = world
+    response, sent = rest_call(w, method, path, kind)
+    where = f"{method} {sent} as {kind}: {response.status_code} {response.text}"
+    assert SECRET not in response.text, where
+    if kind in (REVOKED_HUMAN, NO_TOKEN):  # refused before any handler runs: the last test checks the victim
+        assert response.status_code == 401, where
+        assert response.headers["www-authenticate"].startswith("Bearer "), where
+        return
+    if kind in (AGENT_W1, AGENT_W2):
+        assert response.status_code == 403, where
+        return
+    if kind == WRONG_WORKSPACE_PATH:
+        assert response.status_code == 404, where
+        assert leaked(response.text, w.ids_of_w1(), sent) == [], where
+    elif "{" in path:  # another account naming A's objects, in A's workspace or its own
+        assert response.status_code == 404, where
+        assert leaked(response.text, w.ids_of_a(), sent) == [], where
+    else:  # account-scoped by design: B's own data, and nothing of A's
+        assert 200 <= response.status_code < 300, where
+        assert leaked(response.text, w.ids_of_a(), sent) == [], where
+        b_sees = ROUTES[path].b_sees
+        if method == "GET":
+            assert b_sees is not None, f"GET {path} is account-scoped: say in ROUTES what B sees there"
+            assert b_sees(w) in response.text, where
+    if method != "GET":  # a read is covered by the check after the whole matrix
+        assert_untouched(w, stored)
+
+
+# == and after all of it ==========================================================================
+
+
+def test_the_victim_is_unchanged_after_the_whole_matrix(world: World, baseline: dict[str, str], stored: dict[str, str]):
+    assert_unchanged(world, baseline)
+    assert_untouched(world, stored)
+    assert world.rt.accounts.resolve_token(hash_token(world.human_a)) is not None
+    assert world.rt.accounts.resolve_token(hash_token(world.agent_w1)) is not None
