@@ -18,7 +18,7 @@ import pytest
 
 from agent_workspace.domain.ids import new_id
 from agent_workspace.domain.models import Actor
-from agent_workspace.local.drivers import QueueDriver
+from agent_workspace.local.drivers import QueueDriver, queue_arn, sqs_record
 from agent_workspace.local.stack import seed
 from agent_workspace.services import accounts, events
 from agent_workspace.store import keys
@@ -168,25 +168,9 @@ def queue_depth(runtime) -> tuple[int, int]:
     return int(attributes["ApproximateNumberOfMessages"]), int(attributes["ApproximateNumberOfMessagesNotVisible"])
 
 
-def queue_arn(runtime) -> str:
-    return runtime.clients.sqs.get_queue_attributes(
-        QueueUrl=runtime.settings.events_queue_url, AttributeNames=["QueueArn"]
-    )["Attributes"]["QueueArn"]
-
-
 def record_of(runtime, message: dict) -> dict:
     """One received message as a record of Lambda's SQS event."""
-    return {
-        "messageId": message["MessageId"],
-        "receiptHandle": message["ReceiptHandle"],
-        "body": message["Body"],
-        "attributes": message.get("Attributes", {}),
-        "messageAttributes": {},
-        "md5OfBody": message["MD5OfBody"],
-        "eventSource": "aws:sqs",
-        "eventSourceARN": queue_arn(runtime),
-        "awsRegion": runtime.settings.aws_region,
-    }
+    return sqs_record(message, queue_arn(runtime), runtime.settings.aws_region)
 
 
 def poisoned_record(runtime, body: str) -> dict:

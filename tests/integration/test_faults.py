@@ -45,6 +45,7 @@ from botocore.awsrequest import AWSResponse
 
 from agent_workspace.domain.errors import Unavailable
 from agent_workspace.domain.models import Actor
+from agent_workspace.local.drivers import queue_arn, sqs_record
 from agent_workspace.local.stack import local_runtime
 from agent_workspace.mcp_server.dispatch import ToolOutcome
 from agent_workspace.runtime import Runtime
@@ -596,20 +597,7 @@ def receive_one(rt: Runtime) -> dict[str, Any]:
 
 def record_of(rt: Runtime, message: dict[str, Any]) -> dict[str, Any]:
     """One received message as a record of Lambda's SQS event."""
-    queue_arn = rt.clients.sqs.get_queue_attributes(
-        QueueUrl=rt.settings.events_queue_url, AttributeNames=["QueueArn"]
-    )["Attributes"]["QueueArn"]
-    return {
-        "messageId": message["MessageId"],
-        "receiptHandle": message["ReceiptHandle"],
-        "body": message["Body"],
-        "attributes": message.get("Attributes", {}),
-        "messageAttributes": {},
-        "md5OfBody": message["MD5OfBody"],
-        "eventSource": "aws:sqs",
-        "eventSourceARN": queue_arn,
-        "awsRegion": rt.settings.aws_region,
-    }
+    return sqs_record(message, queue_arn(rt), rt.settings.aws_region)
 
 
 def trigger_tasks(rt: Runtime, workspace_id: str) -> list[Any]:

@@ -82,22 +82,30 @@ class QueueDriver:
         return len(done)
 
     def _record(self, message: dict[str, Any]) -> dict[str, Any]:
-        """The message as Lambda's SQS event carries it."""
         if self._arn is None:
-            self._arn = self._rt.clients.sqs.get_queue_attributes(
-                QueueUrl=self._rt.settings.events_queue_url, AttributeNames=["QueueArn"]
-            )["Attributes"]["QueueArn"]
-        return {
-            "messageId": message["MessageId"],
-            "receiptHandle": message["ReceiptHandle"],
-            "body": message["Body"],
-            "attributes": message.get("Attributes", {}),
-            "messageAttributes": {},
-            "md5OfBody": message["MD5OfBody"],
-            "eventSource": "aws:sqs",
-            "eventSourceARN": self._arn,
-            "awsRegion": self._rt.settings.aws_region,
-        }
+            self._arn = queue_arn(self._rt)
+        return sqs_record(message, self._arn, self._rt.settings.aws_region)
+
+
+def queue_arn(runtime: Runtime) -> str:
+    return runtime.clients.sqs.get_queue_attributes(
+        QueueUrl=runtime.settings.events_queue_url, AttributeNames=["QueueArn"]
+    )["Attributes"]["QueueArn"]
+
+
+def sqs_record(message: dict[str, Any], arn: str, region: str) -> dict[str, Any]:
+    """A received message as a record of Lambda's SQS event, the way the event source mapping hands it over."""
+    return {
+        "messageId": message["MessageId"],
+        "receiptHandle": message["ReceiptHandle"],
+        "body": message["Body"],
+        "attributes": message.get("Attributes", {}),
+        "messageAttributes": {},
+        "md5OfBody": message["MD5OfBody"],
+        "eventSource": "aws:sqs",
+        "eventSourceARN": arn,
+        "awsRegion": region,
+    }
 
 
 class Drivers:
