@@ -5,7 +5,8 @@ import binascii
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_workspace.domain.errors import PayloadError
+from agent_workspace.domain.errors import NotFound, PayloadError
+from agent_workspace.domain.ids import is_id
 
 STATUSES = ("notstarted", "ongoing", "blocked", "completed", "rejected")
 ASSIGNEES = ("human", "agent")
@@ -136,6 +137,14 @@ class Task:
         if self.claim:
             shown["claim"] = dict(self.claim)
         return shown
+
+
+def existing_id(task_id: str) -> str:
+    """A task id as this server makes them, or NotFound: anything else cannot name a task, and must never
+    reach a key (a prefix of a real id would match its conversation, a long one overflow the key size)."""
+    if not is_id(task_id):
+        raise NotFound(f"no task {task_id[:64]!r} in this workspace")
+    return task_id
 
 
 def decode_attachments(raw: list[Any], field_name: str = "attachments") -> list[NewAttachment]:

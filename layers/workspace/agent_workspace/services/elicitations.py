@@ -25,7 +25,7 @@ from agent_workspace.domain.elicitations import (
 )
 from agent_workspace.domain.errors import Conflict, NotFound, PayloadError
 from agent_workspace.domain.ids import new_id
-from agent_workspace.domain.tasks import Message, check_text
+from agent_workspace.domain.tasks import Message, check_text, existing_id
 from agent_workspace.observability import count
 from agent_workspace.runtime import Runtime
 from agent_workspace.services.tasks import Actor
@@ -44,6 +44,7 @@ def ask(
     url: str | None,
     timeout_seconds: int,
 ) -> Elicitation:
+    existing_id(task_id)
     check_text(message, "message", MESSAGE_MAX)
     if not 1 <= timeout_seconds <= MAX_TIMEOUT_SECONDS:
         raise PayloadError(

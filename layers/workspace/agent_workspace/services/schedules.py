@@ -14,7 +14,7 @@ from agent_workspace.domain.clock import iso, parse_iso
 from agent_workspace.domain.cron import CronSchedule
 from agent_workspace.domain.errors import Conflict, NotFound, PayloadError, Unavailable
 from agent_workspace.domain.ids import is_id, new_id
-from agent_workspace.domain.tasks import AttachmentRef, Task
+from agent_workspace.domain.tasks import AttachmentRef, Task, existing_id
 from agent_workspace.observability import count, logger
 from agent_workspace.runtime import Runtime
 from agent_workspace.store.blobs import attachment_key
@@ -98,7 +98,7 @@ def fire(rt: Runtime, event: Any) -> str:
 
 def delete_template(rt: Runtime, account_id: str, workspace_id: str, template_id: str) -> Task:
     """Remove the schedule first, so nothing fires while the template goes; its runs stay."""
-    template = rt.tasks.get(workspace_id, template_id, consistent=True)
+    template = rt.tasks.get(workspace_id, existing_id(template_id), consistent=True)
     if template is None:
         raise NotFound(f"no task {template_id} in this workspace")
     if not template.is_template:
@@ -122,7 +122,7 @@ def delete_template(rt: Runtime, account_id: str, workspace_id: str, template_id
 
 
 def list_runs(rt: Runtime, workspace_id: str, template_id: str, limit: int, cursor: str | None) -> dict[str, Any]:
-    template = rt.tasks.get(workspace_id, template_id)
+    template = rt.tasks.get(workspace_id, existing_id(template_id))
     if template is None:
         raise NotFound(f"no task {template_id} in this workspace")
     if not template.is_template:

@@ -23,6 +23,7 @@ from agent_workspace.domain.tasks import (
     Task,
     check_text,
     decode_attachments,
+    existing_id,
 )
 from agent_workspace.observability import count
 from agent_workspace.runtime import Runtime
@@ -104,6 +105,7 @@ def dequeue(rt: Runtime, actor: Actor) -> Task | None:
 def get_task(
     rt: Runtime, workspace_id: str, task_id: str, include_conversation: bool, limit: int, cursor: str | None
 ) -> dict[str, Any]:
+    existing_id(task_id)
     if not include_conversation:
         if cursor is not None:
             raise PayloadError("cursor pages the conversation: set includeConversation", field="cursor")
@@ -120,6 +122,7 @@ def get_task(
 
 
 def set_status(rt: Runtime, actor: Actor, task_id: str, status: str) -> Task:
+    existing_id(task_id)
     if status not in STATUSES:
         raise PayloadError(f"status must be one of {', '.join(STATUSES)}", field="status")
     by = {"by": actor.kind, "tokenId": actor.token_id}
@@ -135,6 +138,7 @@ def set_status(rt: Runtime, actor: Actor, task_id: str, status: str) -> Task:
 
 
 def post_message(rt: Runtime, actor: Actor, task_id: str, text: str, attachments: list[Any]) -> Message:
+    existing_id(task_id)
     check_text(text, "text", TEXT_MAX)
     decoded = decode_attachments(attachments)
     # With files, check the task before uploading so a wrong id stores nothing; without, the write itself checks.
@@ -150,6 +154,7 @@ def post_message(rt: Runtime, actor: Actor, task_id: str, text: str, attachments
 
 
 def attachment(rt: Runtime, workspace_id: str, task_id: str, attachment_id: str, as_base64: bool) -> dict[str, Any]:
+    existing_id(task_id)
     ref = rt.tasks.get_attachment(workspace_id, task_id, attachment_id)
     if ref is None:
         raise NotFound(f"no attachment {attachment_id!r} in task {task_id}")
