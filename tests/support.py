@@ -192,3 +192,20 @@ def load_function(folder: str, runtime: Runtime, monkeypatch: pytest.MonkeyPatch
     finally:
         get_settings.cache_clear()  # the module has read its settings; nobody else is to see them cached
     return module
+
+
+def wait_until_healthy(url: str, process: Any, output: Any, seconds: float = 60) -> None:
+    """Poll `url`/health until the started server answers; if it exits or takes too long, fail with `output()`."""
+    import httpx
+
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            if httpx.get(f"{url}/health", timeout=1).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            raise RuntimeError(f"local stack did not start:\n{output()}")
+        time.sleep(0.2)

@@ -18,14 +18,12 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
 import pytest
 
-from tests.support import ROOT, free_port
+from tests.support import ROOT, free_port, wait_until_healthy
 
 HERE = Path(__file__).resolve().parent
 NODE_DIR = ROOT / ".node"
@@ -146,16 +144,7 @@ def served(tmp_path: Path):
         )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(f"{url}/health", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"local stack did not start:\n{log_path.read_text()}")
-            time.sleep(0.2)
+        wait_until_healthy(url, process, log_path.read_text)
         yield url
     finally:
         process.terminate()

@@ -9,7 +9,7 @@ import time
 import httpx
 import pytest
 
-from tests.support import free_port, mcp_client, text_of
+from tests.support import free_port, mcp_client, text_of, wait_until_healthy
 
 
 @pytest.fixture
@@ -30,17 +30,7 @@ def served():
         text=True,
     )
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            if httpx.get(f"{url}/health", timeout=1).status_code == 200:
-                break
-        except httpx.TransportError:
-            pass
-        if process.poll() is not None or time.monotonic() > deadline:
-            process.kill()
-            raise RuntimeError(f"local stack did not start:\n{process.stdout.read()}")
-        time.sleep(0.2)
+    wait_until_healthy(url, process, process.stdout.read)
     yield url, env, process
     process.terminate()
     process.wait(timeout=10)
