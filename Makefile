@@ -14,7 +14,7 @@ export POWERTOOLS_METRICS_NAMESPACE ?= AgentWorkspace
 CHROMIUM ?= /usr/bin/chromium
 export CHROMIUM
 
-.PHONY: serve test unit lint bench build clean browser
+.PHONY: serve test soak unit lint bench build clean browser
 
 $(STAMP): pyproject.toml layers/workspace/requirements.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -46,6 +46,20 @@ lint: $(STAMP) $(TOOLS_STAMP)
 	$(BIN)/ruff check layers functions tests scripts
 	$(BIN)/cfn-lint template.yaml
 	$(TOOLS)/bin/sam validate --template template.yaml --region us-east-1
+
+# The load and fuzz suites at full size: 32 agents on 1,000 tasks, 200 duplicated deliveries of each kind,
+# 100 fuzz examples per action and REST operation. Bounded: each load test fails past SOAK_SECONDS, and
+# the whole run is stopped after SOAK_LIMIT seconds.
+SOAK_AGENTS ?= 32
+SOAK_TASKS ?= 1000
+SOAK_DUPLICATES ?= 200
+SOAK_SECONDS ?= 900
+SOAK_LIMIT ?= 3600
+FUZZ_EXAMPLES ?= 100
+soak: $(STAMP)
+	SOAK_AGENTS=$(SOAK_AGENTS) SOAK_TASKS=$(SOAK_TASKS) SOAK_DUPLICATES=$(SOAK_DUPLICATES) \
+		SOAK_SECONDS=$(SOAK_SECONDS) FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) \
+		timeout --signal=INT --kill-after=60 $(SOAK_LIMIT) $(BIN)/python -m pytest tests/load tests/fuzz $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python scripts/bench.py

@@ -64,10 +64,10 @@ class LiveServer:
 
 
 @asynccontextmanager
-async def mcp_client(url: str, token: str, mode: str = "legacy"):
+async def mcp_client(url: str, token: str, mode: str = "legacy", timeout: float = 30):
     """The SDK's own client over real HTTP, authenticated the way Claude Code's `.mcp.json` does it."""
     async with (
-        httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30) as http,
+        httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=timeout) as http,
         Client(streamable_http_client(f"{url}/mcp", http_client=http), mode=mode) as client,
     ):
         yield client

@@ -9,6 +9,8 @@ _CONFIG = Config(
     retries={"mode": "standard", "max_attempts": 3},  # bounded retries with backoff on throttling and 5xx
     connect_timeout=3,
     read_timeout=10,
+    # One request at a time on Lambda; the local stack and the tests serve many at once from one process.
+    max_pool_connections=64,
 )
 
 

@@ -27,7 +27,9 @@ from agent_workspace.store.dynamo import (
 
 _NEW_ITEM = "attribute_not_exists(PK)"
 _CONTENTION_ROUNDS = 6  # bounded retries when another writer touched the same items meanwhile
-_QUEUE_PAGE = 10
+_QUEUE_PAGE = 10  # the first read of the queue; deeper pages when other agents took these
+_QUEUE_PAGE_MAX = 100
+_CONTENDED_TRIES = 2  # random claims per page once the oldest was lost
 
 
 class TaskStore:
@@ -95,12 +97,15 @@ class TaskStore:
                 raise NotFound(f"no task {task_id} in this workspace")
             if current.status == status:
                 return current, status  # not a change: nothing to record
-            entry = {"status": status, "at": now, **by}
+            # Never before the change it follows: this attempt may have lost to a later one, and another
+            # instance's clock may run a little ahead of ours; the history stays in order either way.
+            at = max(now, current.history[-1]["at"]) if current.history else now
+            entry = {"status": status, "at": at, **by}
             names = {"#status": "status"}
             values: dict[str, Any] = {
                 ":new": status,
                 ":old": current.status,
-                ":now": now,
+                ":now": at,
                 ":entry": [entry],
                 ":gsi2sk": keys.listing_sk(status, current.created_at, task_id),
             }
@@ -145,7 +150,7 @@ class TaskStore:
             changed = replace(
                 current,
                 status=status,
-                updated_at=now,
+                updated_at=at,
                 history=(*current.history, entry),
                 claim=None if queued else current.claim,
                 event_publication_id=publication_id or current.event_publication_id,
@@ -160,6 +165,10 @@ class TaskStore:
         and claims with a write conditional on the item still being where the page saw it, so two
         agents never get the same task. A claim moves the task's queue position to its lease expiry:
         if the agent never starts it, it becomes available again then.
+
+        Losing the oldest means others are dequeuing too: instead of all chasing the same items in
+        order, each loser tries a few random ones further down, and re-reads a page twice as deep,
+        so a crowd of agents spreads over the queue within a few rounds and refused writes stay few.
         """
         for attempt in range(_CONTENTION_ROUNDS):
             with translating_errors():
@@ -168,19 +177,17 @@ class TaskStore:
                     IndexName=keys.GSI1,
                     KeyConditionExpression="GSI1PK = :q AND GSI1SK <= :now",
                     ExpressionAttributeValues=to_item({":q": keys.queue_pk(workspace_id), ":now": f"{now}#~"}),
-                    Limit=_QUEUE_PAGE,
+                    Limit=min(_QUEUE_PAGE << attempt, _QUEUE_PAGE_MAX),
                 )
             candidates = [from_item(item) for item in page.get("Items", [])]
             if not candidates:
                 return None
-            claimed = self._try_claim(workspace_id, candidates[0], token_id, now, lease_until)
-            if claimed is not None:
-                return claimed
-            # Lost the oldest to another agent: the others on the page are going for the next ones in
-            # order too, so spread out over the rest of the page instead of colliding again.
-            rest = candidates[1:]
-            random.shuffle(rest)
-            for candidate in rest:
+            if attempt == 0:
+                first, candidates = candidates[0], candidates[1:]
+                claimed = self._try_claim(workspace_id, first, token_id, now, lease_until)
+                if claimed is not None:
+                    return claimed
+            for candidate in random.sample(candidates, min(_CONTENDED_TRIES, len(candidates))):
                 claimed = self._try_claim(workspace_id, candidate, token_id, now, lease_until)
                 if claimed is not None:
                     return claimed
