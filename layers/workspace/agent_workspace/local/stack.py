@@ -8,7 +8,6 @@ import logging
 import os
 import secrets
 import threading
-from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,36 +19,6 @@ from agent_workspace.store.clients import AwsClients
 
 # moto accepts any credentials; set them so boto3 never looks for real ones.
 _FAKE_CREDENTIALS = {"AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local", "AWS_SESSION_TOKEN": "local"}
-
-
-class FifoLock:
-    """A lock handed to waiters in arrival order.
-
-    threading.Lock lets a newcomer overtake threads already waiting, so with dozens of agents on the
-    local stack one unlucky request could wait for tens of seconds while others are served.
-    """
-
-    def __init__(self) -> None:
-        self._mutex = threading.Lock()
-        self._waiting: deque[threading.Lock] = deque()
-        self._held = False
-
-    def __enter__(self) -> None:
-        with self._mutex:
-            if not self._held:
-                self._held = True
-                return
-            turn = threading.Lock()
-            turn.acquire()
-            self._waiting.append(turn)
-        turn.acquire()  # released by the holder before us, which passes the lock on without freeing it
-
-    def __exit__(self, *exc: object) -> None:
-        with self._mutex:
-            if self._waiting:
-                self._waiting.popleft().release()
-            else:
-                self._held = False
 
 
 @dataclass(frozen=True)
@@ -76,7 +45,7 @@ class MotoServer:
         for name, value in _FAKE_CREDENTIALS.items():
             os.environ.setdefault(name, value)
         moto_app = DomainDispatcherApplication(create_backend_app)
-        lock = FifoLock()
+        lock = threading.Lock()
 
         def one_request_at_a_time(environ: dict, start_response: Any) -> list[bytes]:
             with lock:
