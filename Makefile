@@ -47,12 +47,12 @@ lint: $(STAMP) $(TOOLS_STAMP)
 	$(BIN)/cfn-lint template.yaml
 	$(TOOLS)/bin/sam validate --template template.yaml --region us-east-1
 
-# The load and fuzz suites at full size: 32 agents on 1,000 tasks, 200 duplicated deliveries of each kind,
+# The load and fuzz suites at full size: 32 agents on 1,000 tasks, 100 duplicated deliveries of each kind,
 # 100 fuzz examples per action and REST operation. Bounded: each load test fails past SOAK_SECONDS, and
 # the whole run is stopped after SOAK_LIMIT seconds.
 SOAK_AGENTS ?= 32
 SOAK_TASKS ?= 1000
-SOAK_DUPLICATES ?= 200
+SOAK_DUPLICATES ?= 100
 SOAK_SECONDS ?= 900
 SOAK_LIMIT ?= 3600
 FUZZ_EXAMPLES ?= 100
