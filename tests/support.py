@@ -123,6 +123,20 @@ class Agent:
         return json.loads(text)
 
 
+# -- the events queue -------------------------------------------------------------------------------
+
+
+def receive_all(runtime: Runtime) -> list[dict]:
+    """Every message visible on the events queue now (received: invisible afterwards, as for a consumer)."""
+    received: list[dict] = []
+    while page := runtime.clients.sqs.receive_message(
+        QueueUrl=runtime.settings.events_queue_url, MaxNumberOfMessages=10, WaitTimeSeconds=0,
+        AttributeNames=["All"],
+    ).get("Messages", []):
+        received += page
+    return received
+
+
 # -- the deployed Lambda functions ----------------------------------------------------------------
 
 # What the functions are called when deployed as the stack `agent-workspace`: the schedule function has

@@ -25,7 +25,7 @@ from agent_workspace.store import keys
 from agent_workspace.store.dynamo import key, to_item
 from agent_workspace.workers import fan_out
 from tests import support
-from tests.support import FUNCTION_NAMES, ROOT, LambdaContext, load_function, mcp_client
+from tests.support import FUNCTION_NAMES, ROOT, LambdaContext, load_function, mcp_client, receive_all
 
 pytestmark = pytest.mark.anyio
 
@@ -144,19 +144,6 @@ async def agent(live, seeded):
 
 
 # -- the queue and the consumer -------------------------------------------------------------------
-
-
-def receive_all(runtime) -> list[dict]:
-    """Every message visible on the events queue now (received: invisible afterwards, as for a consumer)."""
-    received: list[dict] = []
-    while True:
-        page = runtime.clients.sqs.receive_message(
-            QueueUrl=runtime.settings.events_queue_url, MaxNumberOfMessages=10, WaitTimeSeconds=0,
-            AttributeNames=["All"],
-        ).get("Messages", [])
-        if not page:
-            return received
-        received += page
 
 
 def queue_depth(runtime) -> tuple[int, int]:

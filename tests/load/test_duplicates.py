@@ -15,6 +15,7 @@ from agent_workspace.services.tasks import NewTask, create_task
 from agent_workspace.store.schedules import schedule_name
 from agent_workspace.workers import fan_out, fire_schedule
 from tests.load import scale
+from tests.support import receive_all
 
 COPIES = 3  # deliveries of each message or firing
 THREADS = 8
@@ -28,15 +29,6 @@ def all_tasks(runtime, workspace_id: str) -> list:
         found += page
         if cursor is None:
             return found
-
-
-def receive_all(runtime) -> list[dict]:
-    received: list[dict] = []
-    while page := runtime.clients.sqs.receive_message(
-        QueueUrl=runtime.settings.events_queue_url, MaxNumberOfMessages=10, WaitTimeSeconds=0
-    ).get("Messages", []):
-        received += page
-    return received
 
 
 def warm(runtime) -> None:

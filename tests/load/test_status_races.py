@@ -16,21 +16,12 @@ from agent_workspace.services import accounts, events
 from agent_workspace.services.tasks import Actor, NewTask, create_task
 from agent_workspace.workers import fan_out
 from tests.load import scale
-from tests.support import Agent, mcp_client
+from tests.support import Agent, mcp_client, receive_all
 
 pytestmark = pytest.mark.anyio
 
 TASKS = 6  # few, so that the changes collide
 BUSY = "retry shortly"
-
-
-def receive_all(runtime) -> list[dict]:
-    received: list[dict] = []
-    while page := runtime.clients.sqs.receive_message(
-        QueueUrl=runtime.settings.events_queue_url, MaxNumberOfMessages=10, WaitTimeSeconds=0
-    ).get("Messages", []):
-        received += page
-    return received
 
 
 async def test_concurrent_status_changes_leave_histories_counts_and_queue_consistent(live, runtime, seeded, report):
@@ -132,6 +123,6 @@ async def test_concurrent_status_changes_leave_histories_counts_and_queue_consis
     report(
         f"status races: {scale.AGENTS} agents and a human made {changes_each * (scale.AGENTS + 1)} status changes "
         f"on {TASKS} tasks: {changed} recorded, each in a history consistent with counts and queue; "
-        f"{sum(busy.values())} busy answers changed nothing; the event task published "
+        f"{sum(busy.values())} busy answers, none of which changed anything; the event task published "
         f"{len(publications)} time(s)"
     )
