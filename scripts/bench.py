@@ -898,7 +898,7 @@ def measure_requests(reps: int, dequeues: int, backlog: int) -> RequestFigures:
                     ActionRow(f"task get (dequeue), backlog {size:,}", None, [], f"{type(error).__name__}: {error}")
                 )
             backlogs.append(BacklogFigures(size, records, seed_seconds))
-        del store.resolve_token
+        del store.admit
     return RequestFigures(rows, backlogs, reps)
 
 
