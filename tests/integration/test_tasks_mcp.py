@@ -122,6 +122,9 @@ async def test_an_unstarted_claim_expires_after_the_lease_and_the_task_returns_t
         assert reclaimed["claim"]["claimedAt"] == "2026-12-01T09:30:01.000Z"
 
 
+# -- conversation and attachments ---------------------------------------------------------------
+
+
 async def test_reply_adds_to_the_conversation_oldest_first_in_pages(agent):
     task_id = await agent.create(title="t", body="b")
     for number in range(5):

@@ -7,8 +7,6 @@ from collections import Counter
 import anyio
 import pytest
 
-from agent_workspace.domain.tokens import TokenKind, hash_token
-from agent_workspace.services import accounts
 from agent_workspace.services.tasks import Actor, NewTask, create_task
 from tests.load import scale
 from tests.support import Agent, mcp_client
@@ -18,17 +16,12 @@ pytestmark = pytest.mark.anyio
 BUSY = "retry shortly"  # the one error an agent under contention may see, and is told to retry
 
 
-async def test_concurrent_agents_dequeue_and_complete_every_task_exactly_once(live, runtime, seeded, report):
+async def test_concurrent_agents_dequeue_and_complete_every_task_exactly_once(live, runtime, seeded, crowd, report):
     actor = Actor("human", seeded.account_id, seeded.workspace_id, "seed")
     created = {create_task(runtime, actor, NewTask(title=f"task {n}", body="")).id for n in range(scale.TASKS)}
-    tokens = [
-        accounts.issue_token(runtime.accounts, TokenKind.AGENT, seeded.account_id, seeded.workspace_id).token
-        for _ in range(scale.AGENTS)
-    ]
-    handed_out: list[list[str]] = [[] for _ in tokens]
+    handed_out: list[list[str]] = [[] for _ in crowd]
     busy = Counter()
     latencies: list[float] = []
-
     requests = Counter()
 
     def count(http_response, model, **_) -> None:
@@ -64,8 +57,8 @@ async def test_concurrent_agents_dequeue_and_complete_every_task_exactly_once(li
     try:
         with anyio.fail_after(scale.SECONDS):
             async with anyio.create_task_group() as group:
-                for index, token in enumerate(tokens):
-                    group.start_soon(work, index, token)
+                for index, issued in enumerate(crowd):
+                    group.start_soon(work, index, issued.token)
     finally:
         events.unregister("after-call.dynamodb", count)
     elapsed = time.monotonic() - started
@@ -74,11 +67,10 @@ async def test_concurrent_agents_dequeue_and_complete_every_task_exactly_once(li
     assert len(everything) == len(set(everything)), "a task was handed out twice"
     assert set(everything) == created, "a task was lost"
     assert sum(1 for ids in handed_out if ids) >= min(2, scale.AGENTS)  # the work really was shared
-    token_ids = [runtime.accounts.resolve_token(hash_token(token)).token_id for token in tokens]
-    for index, ids in enumerate(handed_out):
+    for issued, ids in zip(crowd, handed_out, strict=True):
         for task_id in ids:
             task = runtime.tasks.get(seeded.workspace_id, task_id, consistent=True)
-            assert task.claim["tokenId"] == token_ids[index]
+            assert task.claim["tokenId"] == issued.record.id
             assert [entry["status"] for entry in task.history] == ["notstarted", "completed"]
     counts = runtime.accounts.get_workspace(seeded.account_id, seeded.workspace_id).task_counts
     assert counts == {"notstarted": 0, "ongoing": 0, "blocked": 0, "completed": scale.TASKS, "rejected": 0}

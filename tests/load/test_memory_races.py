@@ -7,8 +7,6 @@ import time
 import anyio
 import pytest
 
-from agent_workspace.domain.tokens import TokenKind
-from agent_workspace.services import accounts
 from tests.load import scale
 from tests.support import Agent, mcp_client
 
@@ -19,12 +17,9 @@ STALE = "expectedRevision"  # in the refusal of a save whose revision is no long
 KEPT = 20  # earlier revisions memory keeps
 
 
-async def test_conditional_saves_from_many_agents_lose_no_update(live, runtime, seeded, report):
+async def test_conditional_saves_from_many_agents_lose_no_update(live, runtime, seeded, crowd, report):
     workspace_id = seeded.workspace_id
-    tokens = [
-        accounts.issue_token(runtime.accounts, TokenKind.AGENT, seeded.account_id, workspace_id).token
-        for _ in range(scale.AGENTS)
-    ]
+    tokens = [issued.token for issued in crowd]
     async with mcp_client(live.url, tokens[0]) as client:
         text, is_error = await Agent(client)("memory", "save", name="counter.md", content="0", expectedRevision=0)
         assert not is_error, text

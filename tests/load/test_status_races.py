@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from agent_workspace.domain.tasks import STATUSES
-from agent_workspace.domain.tokens import TokenKind, hash_token
+from agent_workspace.domain.tokens import hash_token
 from agent_workspace.local.drivers import queue_arn, sqs_record
 from agent_workspace.services import accounts, events
 from agent_workspace.services.tasks import Actor, NewTask, create_task
@@ -24,7 +24,9 @@ TASKS = 6  # few, so that the changes collide
 BUSY = "retry shortly"
 
 
-async def test_concurrent_status_changes_leave_histories_counts_and_queue_consistent(live, runtime, seeded, report):
+async def test_concurrent_status_changes_leave_histories_counts_and_queue_consistent(
+    live, runtime, seeded, crowd, report
+):
     account_id, workspace_id = seeded.account_id, seeded.workspace_id
     event = events.define_event(runtime, account_id, "release_done", "")
     subscriber, _ = accounts.create_workspace(runtime.accounts, account_id, "QA", "")
@@ -34,20 +36,16 @@ async def test_concurrent_status_changes_leave_histories_counts_and_queue_consis
     announcing = create_task(runtime, seeder, NewTask(title="release", body="", event_id=event.id)).id
     task_ids.append(announcing)
 
-    tokens = [
-        accounts.issue_token(runtime.accounts, TokenKind.AGENT, account_id, workspace_id).token
-        for _ in range(scale.AGENTS)
-    ]
-    token_ids = {runtime.accounts.resolve_token(hash_token(t)).token_id: t for t in tokens}
+    token_ids = {issued.record.id for issued in crowd}
     human_token_id = runtime.accounts.resolve_token(hash_token(seeded.human_token)).token_id
     answered: Counter = Counter()  # (tokenId, taskId, status) answered as set
     busy = Counter()
     changes_each = max(1, scale.TASKS // scale.AGENTS)
 
-    async def agent_changes(token: str) -> None:
-        token_id = runtime.accounts.resolve_token(hash_token(token)).token_id
+    async def agent_changes(issued) -> None:
+        token_id = issued.record.id
         rng = random.Random(token_id)
-        async with mcp_client(live.url, token, timeout=scale.SECONDS) as client:
+        async with mcp_client(live.url, issued.token, timeout=scale.SECONDS) as client:
             agent = Agent(client)
             for _ in range(changes_each):
                 task_id, status = rng.choice(task_ids), rng.choice(STATUSES)
@@ -75,8 +73,8 @@ async def test_concurrent_status_changes_leave_histories_counts_and_queue_consis
 
     with anyio.fail_after(scale.SECONDS):
         async with anyio.create_task_group() as group:
-            for token in tokens:
-                group.start_soon(agent_changes, token)
+            for issued in crowd:
+                group.start_soon(agent_changes, issued)
             group.start_soon(human_changes)
 
     stored = {task_id: runtime.tasks.get(workspace_id, task_id, consistent=True) for task_id in task_ids}
@@ -101,7 +99,7 @@ async def test_concurrent_status_changes_leave_histories_counts_and_queue_consis
     assert counts == {status: sum(t.status == status for t in stored.values()) for status in STATUSES}
 
     # The queue holds exactly the tasks left notstarted, each once.
-    async with mcp_client(live.url, tokens[0]) as client:
+    async with mcp_client(live.url, crowd[0].token) as client:
         agent, dequeued = Agent(client), []
         while (task := await agent.get()) is not None:
             dequeued.append(task["id"])
