@@ -33,7 +33,8 @@ $(TOOLS_STAMP):
 serve: $(STAMP)
 	HOST=$(HOST) PORT=$(PORT) POWERTOOLS_METRICS_DISABLED=true $(BIN)/python -m agent_workspace.local
 
-test: $(STAMP) lint browser
+# `build` first: tests/artifact loads what `sam build` made in a clean interpreter of the runtime's version.
+test: $(STAMP) lint browser build
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 # The console's end-to-end tests drive Debian's headless Chromium; install it once if it is missing.
@@ -64,9 +65,13 @@ soak: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python scripts/bench.py
 
-# Needs python3.11 on PATH (the Lambda runtime's version) for the layer's .pyc.
+# The Lambda runtime and architecture come from template.yaml (scripts/lambda_target.py), which also finds
+# that Python version on this host: the layer's .pyc are compiled by it.
+BUILD_VARS := .aws-sam/lambda-target.env
 build: $(TOOLS_STAMP)
-	$(TOOLS)/bin/sam build --template template.yaml
+	mkdir -p .aws-sam
+	$(TOOLS)/bin/python scripts/lambda_target.py make-vars > $(BUILD_VARS)
+	set -a && . ./$(BUILD_VARS) && set +a && $(TOOLS)/bin/sam build --template template.yaml
 
 clean:
 	rm -rf $(VENV) $(TOOLS) .node .aws-sam .pytest_cache test-artifacts

@@ -171,12 +171,11 @@ class LambdaContext:
         return self.remaining_ms
 
 
-def load_function(folder: str, runtime: Runtime, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
-    """functions/<folder>/app.py, imported afresh under a module name of its own, with the environment
-    template.yaml gives every function, pointed at `runtime`'s resources (on moto): no other WORKSPACE_*."""
+def function_environment(folder: str, runtime: Runtime) -> dict[str, str]:
+    """The environment template.yaml gives the function `folder`, pointed at `runtime`'s resources (on moto)."""
     settings = runtime.settings
     assert settings.aws_endpoint_url, "a function is loaded against moto, never against AWS"
-    env = {
+    return {
         "AWS_REGION": settings.aws_region,
         "AWS_DEFAULT_REGION": settings.aws_region,
         "AWS_LAMBDA_FUNCTION_NAME": FUNCTION_NAMES[folder],
@@ -191,6 +190,12 @@ def load_function(folder: str, runtime: Runtime, monkeypatch: pytest.MonkeyPatch
         "WORKSPACE_SCHEDULE_DEAD_LETTER_ARN": settings.schedule_dead_letter_arn,
         "WORKSPACE_AWS_ENDPOINT_URL": settings.aws_endpoint_url,
     }
+
+
+def load_function(folder: str, runtime: Runtime, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    """functions/<folder>/app.py, imported afresh under a module name of its own, with the environment
+    template.yaml gives every function, pointed at `runtime`'s resources (on moto): no other WORKSPACE_*."""
+    env = function_environment(folder, runtime)
     for name in [name for name in os.environ if name.startswith("WORKSPACE_") and name not in env]:
         monkeypatch.delenv(name)
     for name, value in env.items():

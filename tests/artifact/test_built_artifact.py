@@ -1,0 +1,144 @@
+"""What `make build` produces would load on the declared Lambda runtime and architecture, and answer.
+
+The ELF check reads the real built binaries; the load check runs the built handlers in a clean interpreter
+of the runtime's Python version whose sys.path holds only the function, the layer and the standard library.
+"""
+
+import json
+import platform
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from artifact_check import artifact_problems, elf_files, elf_problems
+from lambda_target import LambdaTarget
+
+from agent_workspace.local.template import load_template
+from tests.support import FUNCTION_NAMES, ROOT, function_environment
+
+FUNCTIONS = {"api": "ApiFunction", "schedule": "ScheduleFunction", "events": "EventsFunction"}
+RUNNER = Path(__file__).with_name("invoke_built.py")
+TOKEN_PLACEHOLDER = "REPLACE_WITH_TOKEN"
+
+
+def _event(name: str, token: str | None = None) -> dict[str, Any]:
+    text = (ROOT / "events" / name).read_text()
+    return json.loads(text.replace(TOKEN_PLACEHOLDER, token) if token else text)
+
+
+def invoke_built(built, layer: Path, folder: str, runtime, events: list[dict]) -> tuple[list[dict], dict]:
+    """Every event through the built handler of `folder`, in one warm process; (answers, interpreter facts)."""
+    env = {
+        **function_environment(folder, runtime),
+        "AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local", "AWS_SESSION_TOKEN": "local",
+        "POWERTOOLS_SERVICE_NAME": "agent-workspace", "POWERTOOLS_METRICS_NAMESPACE": "AgentWorkspace",
+        "POWERTOOLS_TRACE_DISABLED": "true", "POWERTOOLS_METRICS_DISABLED": "true",
+        "PYTHONDONTWRITEBYTECODE": "1", "LANG": "C.UTF-8",
+    }  # fmt: skip
+    done = subprocess.run(
+        [built.interpreter, "-I", "-S", str(RUNNER), str(built.function(FUNCTIONS[folder])), str(layer),
+         FUNCTION_NAMES[folder]],
+        input="".join(json.dumps(event) + "\n" for event in events),
+        capture_output=True, text=True, env=env, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-4000:]
+    *answers, facts = [json.loads(line) for line in done.stdout.splitlines()]
+    for answer in answers:
+        assert "error" not in answer, answer["error"]
+    return [answer["response"] for answer in answers], facts
+
+
+def test_the_built_template_runs_every_function_on_the_declared_runtime_and_architecture(built):
+    template = load_template(built.root / "template.yaml")
+    function = template["Globals"]["Function"]
+    assert (function["Runtime"], function["Architectures"]) == (built.target.runtime, [built.target.architecture])
+    assert tuple(map(int, built.target.python_version.split("."))) >= (3, 13)
+    layer = template["Resources"]["WorkspaceLayer"]["Properties"]
+    assert layer["CompatibleRuntimes"] == [built.target.runtime]
+    assert layer["CompatibleArchitectures"] == [built.target.architecture]
+
+
+def test_every_shared_object_in_the_artifact_loads_on_the_runtime(built):
+    assert list(elf_files(built.layer)), "the layer should hold compiled extensions"
+    assert artifact_problems(built.root, built.target) == []
+
+
+def test_the_check_names_an_extension_built_for_another_architecture_or_python(built):
+    other = "x86_64" if built.target.architecture == "arm64" else "arm64"
+    target = LambdaTarget(built.target.runtime, other)
+    (core,) = (built.layer / "pydantic_core").glob("_pydantic_core*.so")
+
+    problems = elf_problems(core, target, set(), built.root)
+
+    assert any(f"the runtime is {other}" in problem and "_pydantic_core" in problem for problem in problems)
+
+
+def test_the_check_names_an_extension_needing_a_newer_glibc_than_amazon_linux_2(built):
+    old = LambdaTarget("python3.11", built.target.architecture)
+    (rust,) = (built.layer / "cryptography" / "hazmat" / "bindings").glob("_rust*.so")
+
+    problems = elf_problems(rust, old, set(), built.root)
+
+    assert any("needs GLIBC_2." in p and "Amazon Linux 2 under python3.11 has glibc 2.26" in p for p in problems)
+
+
+def test_every_module_of_the_package_ships_its_pyc_for_the_runtime(built):
+    pyc = list((built.layer / "agent_workspace").rglob(f"*.cpython-{built.target.python_version.replace('.', '')}.pyc"))
+    sources = list((built.layer / "agent_workspace").rglob("*.py"))
+    assert len(pyc) == len(sources) > 50
+
+
+@pytest.fixture
+def loaded_api(built, loadable_layer, runtime, seeded):
+    events = [
+        _event("health.json"),
+        _event("mcp_initialize.json", seeded.agent_token),
+        _event("mcp_tools_list.json", seeded.agent_token),
+        _event("mcp_tools_call_help.json", seeded.agent_token),
+        _event("mcp_tools_call_modern.json", seeded.agent_token),
+        _event("mcp_get.json", seeded.agent_token),
+        _event("api_list_workspaces.json", seeded.human_token),
+        _event("mcp_tools_call_help.json", "aw_agent_not-a-token"),
+    ]
+    return invoke_built(built, loadable_layer, "api", runtime, events)
+
+
+def test_the_built_api_handler_answers_the_sample_events_warm(loaded_api, seeded):
+    answers, _ = loaded_api
+    statuses = [answer["statusCode"] for answer in answers]
+    assert statuses == [200, 200, 200, 200, 200, 405, 200, 401]
+    bodies = [json.loads(answer["body"]) if answer.get("body") else None for answer in answers]
+    assert bodies[1]["result"]["serverInfo"]["name"] == "agent-workspace"
+    assert {tool["name"] for tool in bodies[2]["result"]["tools"]} >= {"task", "memory", "help"}
+    assert bodies[3]["result"]["isError"] is False
+    modern = bodies[4]["result"]["content"][0]["text"]
+    assert json.loads(modern)["id"] == seeded.workspace_id
+    assert seeded.workspace_id in {workspace["id"] for workspace in bodies[6]}
+
+
+def test_the_built_handlers_see_only_the_function_the_layer_and_the_standard_library(built, loadable_layer, loaded_api):
+    _, facts = loaded_api
+    function, layer = facts["sys_path"][:2]
+    assert function == str(built.function("ApiFunction"))
+    assert layer == str(loadable_layer)
+    assert facts["sys_path"][2:] and all(entry.startswith(facts["base_prefix"]) for entry in facts["sys_path"][2:])
+    assert not any("site-packages" in entry for entry in facts["sys_path"])
+    for name in ("agent_workspace", "pydantic_core", "mcp", "boto3", "botocore", "fastapi"):
+        assert facts["origins"][name].startswith(layer), (name, facts["origins"][name])
+    assert facts["origins"]["app"].startswith(function)
+    elsewhere = {name: origin for name, origin in facts["origins"].items() if not origin.startswith((function, layer))}
+    assert elsewhere == {}
+
+
+def test_the_built_schedule_and_events_handlers_answer_their_sample_events(built, loadable_layer, runtime, seeded):
+    (fired,), _ = invoke_built(built, loadable_layer, "schedule", runtime, [_event("schedule_fired.json")])
+    assert isinstance(fired, dict)
+
+    answers, _ = invoke_built(built, loadable_layer, "events", runtime, [_event("sqs_event_published.json")] * 2)
+    assert answers == [{"batchItemFailures": []}] * 2
+
+
+def test_the_load_check_ran_the_real_binaries_where_the_host_can(built, loadable_layer):
+    """On an arm64 host the load check imports the very layer that ships; elsewhere only its binaries differ."""
+    assert (loadable_layer == built.layer) == (platform.machine() == built.target.machine)
