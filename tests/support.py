@@ -16,7 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
+import httpx
 import httpx2
 import pytest
 import uvicorn
@@ -71,6 +73,20 @@ async def mcp_client(url: str, token: str, mode: str = "legacy", timeout: float 
         Client(streamable_http_client(f"{url}/mcp", http_client=http), mode=mode) as client,
     ):
         yield client
+
+
+def download_presigned(url: str) -> httpx.Response:
+    """The bytes behind a presigned link the app handed out, asserting AWS would accept its signature.
+
+    moto takes any signature; S3 buckets made since mid-2020 refuse SigV2 (`AWSAccessKeyId=…&Signature=…`),
+    so every link must carry SigV4's query parameters and none of SigV2's."""
+    query = parse_qs(urlsplit(url).query)
+    assert query.get("X-Amz-Algorithm") == ["AWS4-HMAC-SHA256"], url
+    assert {"X-Amz-Credential", "X-Amz-Date", "X-Amz-Expires", "X-Amz-SignedHeaders", "X-Amz-Signature"} <= set(query)
+    assert not {"AWSAccessKeyId", "Signature", "Expires"} & set(query), url
+    response = httpx.get(url)
+    assert response.status_code == 200, response.text
+    return response
 
 
 def b64(data: bytes) -> str:

@@ -4,10 +4,13 @@ from aws_lambda_powertools.logging import correlation_paths
 from mangum import Mangum
 from mangum.adapter import DEFAULT_TEXT_MIME_TYPES
 
+from agent_workspace import snapstart
 from agent_workspace.api.app import create_app
 from agent_workspace.config import get_settings
 from agent_workspace.observability import logger, metrics, tracer
 from agent_workspace.runtime import Runtime
+
+snapstart.register()  # this function runs with SnapStart: see agent_workspace/snapstart.py
 
 # lifespan="off": Mangum would otherwise run the app's lifespan on every invocation. Problem JSON is
 # text too: without it Mangum would base64-encode every error body.

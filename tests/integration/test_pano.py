@@ -21,7 +21,7 @@ from agent_workspace.store.blobs import pano_prefix
 from agent_workspace.store.schedules import at_expression, parse_at
 from agent_workspace.tools.task import AttachmentIn
 from agent_workspace.workers import fire_schedule
-from tests.support import Agent, b64, mcp_client
+from tests.support import Agent, b64, download_presigned, mcp_client
 
 pytestmark = pytest.mark.anyio
 
@@ -217,8 +217,7 @@ async def test_linked_files_come_back_with_presigned_urls_byte_for_byte(agent):
         shown = by_name[name]
         assert set(shown) == {"name", "mimeType", "size", "url"}
         assert (shown["mimeType"], shown["size"]) == (mime, len(content))
-        downloaded = httpx.get(shown["url"])
-        assert downloaded.status_code == 200 and downloaded.content == content
+        assert download_presigned(shown["url"]).content == content
 
 
 async def test_a_percent_encoded_link_links_the_file_with_spaces(agent):
@@ -260,7 +259,7 @@ async def test_an_unlinked_file_is_refused_on_replace_and_the_doc_is_unchanged(a
     doc = await agent.read(id=saved["id"])
     assert (doc["title"], doc["markdown"]) == ("t", "[a](a.txt)")
     assert [f["name"] for f in doc["files"]] == ["a.txt"]
-    assert httpx.get(doc["files"][0]["url"]).content == b"first"
+    assert download_presigned(doc["files"][0]["url"]).content == b"first"
     assert s3_keys(runtime, pano_prefix(seeded.account_id, saved["id"])) == before
 
 
@@ -279,7 +278,7 @@ async def test_a_file_the_markdown_stops_linking_is_dropped_and_one_still_linked
     assert resaved["linkedFiles"] == ["b.txt"]
     doc = await agent.read(id=saved["id"])
     assert [(f["name"], f["size"]) for f in doc["files"]] == [("b.txt", 4)]
-    assert httpx.get(doc["files"][0]["url"]).content == b"BBBB"
+    assert download_presigned(doc["files"][0]["url"]).content == b"BBBB"
     remaining = s3_keys(runtime, prefix)
     assert len(remaining) == 1 and remaining[0] in before  # a.png's object is gone, b.txt's is the one sent first
 
@@ -289,7 +288,7 @@ async def test_a_linked_file_sent_again_replaces_the_old_content(agent, runtime,
     await agent.save(id=saved["id"], title="t", markdown="[n](n.txt)", files=[file_in("n", "n.txt", b"newer")])
     doc = await agent.read(id=saved["id"])
     assert [(f["name"], f["size"]) for f in doc["files"]] == [("n.txt", 5)]
-    assert httpx.get(doc["files"][0]["url"]).content == b"newer"
+    assert download_presigned(doc["files"][0]["url"]).content == b"newer"
     assert len(s3_keys(runtime, pano_prefix(seeded.account_id, saved["id"]))) == 1
 
 
@@ -307,7 +306,7 @@ async def test_attached_files_need_no_link_and_show_only_with_include_attachment
     assert [f["name"] for f in plain["files"]] == ["a.txt"] and "attachments" not in plain
     full = await agent.read(id=saved["id"], includeAttachments=True)
     assert [(f["name"], f["mimeType"], f["size"]) for f in full["attachments"]] == [("deploy.log", "text/plain", 4)]
-    assert httpx.get(full["attachments"][0]["url"]).content == b"log\n"
+    assert download_presigned(full["attachments"][0]["url"]).content == b"log\n"
 
     # A save that does not link the attachment keeps it: only linked files follow the markdown.
     await agent.save(id=saved["id"], title="t", markdown="no links at all")
@@ -476,7 +475,7 @@ async def test_a_fired_expiry_for_a_doc_saved_again_meanwhile_keeps_it_and_rearm
 
     assert fire_schedule.handle(old_input, runtime) == {"outcome": "extended"}
     doc = await agent.read(id=doc_id)
-    assert doc["markdown"] == "[a](a.txt) still" and httpx.get(doc["files"][0]["url"]).content == b"a"
+    assert doc["markdown"] == "[a](a.txt) still" and download_presigned(doc["files"][0]["url"]).content == b"a"
     schedule = expiry_schedule(runtime, seeded.account_id, doc_id)
     assert parse_at(schedule["ScheduleExpression"]) == START + timedelta(hours=20, days=30)
     assert json.loads(schedule["Target"]["Input"])["expiresAt"] == resaved["expiresAt"]
@@ -563,8 +562,8 @@ async def test_the_human_lists_reads_and_comments_on_the_accounts_unexpired_docs
     assert doc.status_code == 200
     body = doc.json()
     assert body["markdown"] == "![c](c.png)"
-    assert [(f["name"], httpx.get(f["url"]).content) for f in body["files"]] == [("c.png", b"PNG")]
-    assert [(f["name"], httpx.get(f["url"]).content) for f in body["attachments"]] == [("l.log", b"LOG")]
+    assert [(f["name"], download_presigned(f["url"]).content) for f in body["files"]] == [("c.png", b"PNG")]
+    assert [(f["name"], download_presigned(f["url"]).content) for f in body["attachments"]] == [("l.log", b"LOG")]
     assert [(c["comment"], c["by"]) for c in body["comments"]] == [
         ("agent note", seeded.workspace_id), ("human note", "human")
     ]

@@ -7,7 +7,7 @@ import httpx
 import pytest
 
 from agent_workspace.local.stack import seed
-from tests.support import b64, call
+from tests.support import b64, call, download_presigned
 
 PROBLEM = "application/problem+json"
 CONTENT = bytes(range(256)) * 3  # every byte value: base64 and the presigned link must both be byte-exact
@@ -222,7 +222,7 @@ def test_a_message_with_an_attachment_is_listed_and_its_content_downloads_intact
     as_url = api.attachment(task_id, "dump")  # format=url is the default
     assert as_url.status_code == 200
     assert "data" not in as_url.json()
-    downloaded = httpx.get(as_url.json()["url"])
+    downloaded = download_presigned(as_url.json()["url"])
     assert downloaded.status_code == 200
     assert downloaded.content == CONTENT
     assert "dump.bin" in downloaded.headers["content-disposition"]

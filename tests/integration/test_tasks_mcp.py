@@ -4,14 +4,13 @@ import base64
 import json
 from datetime import UTC, datetime, timedelta
 
-import httpx
 import pytest
 
 from agent_workspace.domain.tasks import MAX_ATTACHMENT_BYTES
 from agent_workspace.domain.tokens import TokenKind, hash_token
 from agent_workspace.local.stack import seed
 from agent_workspace.services import accounts
-from tests.support import CREATED, Agent, b64, mcp_client
+from tests.support import CREATED, Agent, b64, download_presigned, mcp_client
 
 pytestmark = pytest.mark.anyio
 
@@ -155,7 +154,7 @@ async def test_attachments_round_trip_byte_for_byte_through_base64_and_the_presi
     assert base64.b64decode(json.loads(inline)["data"]) == binary
     linked = json.loads((await agent("task", "getAttachment", taskId=task_id, attachmentId="dump"))[0])
     assert (linked["filename"], linked["mimeType"]) == ("dump.bin", "application/octet-stream")
-    assert httpx.get(linked["url"]).content == binary
+    assert download_presigned(linked["url"]).content == binary
 
     await agent("task", "reply", taskId=task_id, text="log", attachments=[attachment("log", b"line 1\n")])
     conversation = (await agent.get(taskId=task_id, includeConversation=True))["conversation"]["messages"]

@@ -32,7 +32,10 @@ class Runtime:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> "Runtime":
-        return cls(settings=settings, clients=AwsClients(settings.aws_region, settings.aws_endpoint_url))
+        """At init: the DynamoDB client too, since every request's token lookup needs it."""
+        runtime = cls(settings=settings, clients=AwsClients(settings.aws_region, settings.aws_endpoint_url))
+        runtime.clients.dynamodb  # noqa: B018 - built now, outside the first request (and into a SnapStart snapshot)
+        return runtime
 
     @cached_property
     def accounts(self) -> AccountStore:
