@@ -715,6 +715,9 @@ ROUTES: dict[str, RouteCase] = {
     "/api/workspaces/{workspace_id}/tasks/{task_id}/messages": RouteCase(
         _task, bodies={"POST": lambda w: {"text": "attacker", "attachments": [attacker_file()]}}
     ),
+    "/api/workspaces/{workspace_id}/tasks/{task_id}/messages/{message_id}": RouteCase(
+        lambda w: {**_task(w), "message_id": w.message_id}
+    ),
     "/api/workspaces/{workspace_id}/tasks/{task_id}/attachments/{attachment_id}": RouteCase(
         lambda w: {**_task(w), "attachment_id": w.task_attachment_id}, query={"format": "base64"}
     ),

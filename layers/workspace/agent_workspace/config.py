@@ -7,6 +7,11 @@ from typing import Annotated
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from agent_workspace.domain.paging import PAGE_BYTES
+
+# The bridge protocol's longest `wait` (api/bridge.py refuses more): a browser need never hold a request longer.
+BRIDGE_POLL_MAX_SECONDS = 25
+
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="WORKSPACE_", extra="ignore")
@@ -41,12 +46,37 @@ class Settings(BaseSettings):
         description="Host headers accepted (empty: any, as behind a Function URL); others get 421.",
     )
     max_request_bytes: int = Field(6 * 1024 * 1024, description="Request bodies above this are refused with 413.")
+    page_bytes: int = Field(
+        PAGE_BYTES,
+        gt=0,
+        le=PAGE_BYTES,
+        description=(
+            "A listing's page ends before its items take this many bytes (and `nextCursor` goes on), so no answer "
+            "passes Lambda's 6 MB response limit; lower only."
+        ),
+    )
     claim_lease_seconds: int = Field(
         1800, gt=0, description="A dequeued task not set ongoing (or later) within this returns to the queue."
     )
     attachment_url_seconds: int = Field(900, gt=0, le=604800, description="Lifetime of presigned attachment links.")
     lambda_return_margin_seconds: float = Field(
         10, ge=0, description="A long wait (elicit) returns this long before the Lambda invocation would time out."
+    )
+    agent_wait_seconds: float = Field(
+        45,
+        gt=0,
+        le=900,
+        description=(
+            "Longest one agent call waits for the human (`task elicit`, `siteTools call`) before answering `pending` "
+            "(the question or call stays open and the agent calls again); under the 60 s request timeout of "
+            "TypeScript-SDK clients."
+        ),
+    )
+    bridge_poll_seconds: float = Field(
+        BRIDGE_POLL_MAX_SECONDS,
+        gt=0,
+        le=BRIDGE_POLL_MAX_SECONDS,
+        description="Longest one bridge long-poll (`GET /api/bridge/calls`) waits before answering an empty list.",
     )
     attachment_retention_days: int = Field(
         30, gt=0, description="Days attachments are kept (the bucket's lifecycle rule); older ones are expired."

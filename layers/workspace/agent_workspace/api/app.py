@@ -20,6 +20,7 @@ from agent_workspace.api import (
 )
 from agent_workspace.api.auth import METADATA_PATH, base_url
 from agent_workspace.api.guard import HostOriginGuard
+from agent_workspace.api.response_limit import ResponseSizeLimit
 from agent_workspace.mcp_server.endpoint import McpEndpoint
 from agent_workspace.mcp_server.server import build_server
 from agent_workspace.runtime import Runtime
@@ -67,7 +68,9 @@ def create_app(runtime: Runtime) -> FastAPI:
     app.include_router(pano.router)
     app.include_router(bridge.router)
     app.include_router(console.router)
-    # Outermost first: refuse bad Hosts/Origins, then oversized bodies (413) before anything reads them.
+    # Outermost first: refuse bad Hosts/Origins, then oversized bodies (413) before anything reads them;
+    # innermost, an answer too large for Lambda's response limit becomes a problem instead of a 502.
+    app.add_middleware(ResponseSizeLimit)
     app.add_middleware(RequestBodyLimitMiddleware, max_body_size=runtime.settings.max_request_bytes)
     app.add_middleware(HostOriginGuard, settings=runtime.settings)
     return app

@@ -115,8 +115,7 @@ def list_publications(
     cursor: Annotated[str | None, Query(description="nextCursor of the previous page.")] = None,
 ) -> dict:
     """Events published in this account, kept for the configured retention (30 days by default)."""
-    found, next_cursor = rt.events.list_publications(human.account_id, limit, cursor, int(rt.clock().timestamp()))
-    return {"publications": [p.public() for p in found], "nextCursor": next_cursor}
+    return events.list_publications(rt, human.account_id, limit, cursor)
 
 
 # -- subscriptions ---------------------------------------------------------------------------------

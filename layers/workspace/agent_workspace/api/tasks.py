@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from agent_workspace.api.deps import HumanDep, RuntimeDep
 from agent_workspace.api.errors import problem_responses
 from agent_workspace.domain.models import Principal
+from agent_workspace.domain.paging import PAGE_BYTES
 from agent_workspace.domain.tasks import (
     BODY_MAX,
     MAX_ATTACHMENT_BYTES,
@@ -40,7 +41,8 @@ _ATTACHMENTS = Field(
     default_factory=list,
     description=f"Optional files: [{{id, filename, mimeType, data}}] with base64 data; ids unique per task. {_LIMITS}",
 )
-Limit = Annotated[int, Query(ge=1, le=200, description="Items per page, 1-200.")]
+_EARLY = f"a page ends early rather than pass {PAGE_BYTES // (1024 * 1024)} MiB, so follow nextCursor"
+Limit = Annotated[int, Query(ge=1, le=200, description=f"Items per page, 1-200; {_EARLY}.")]
 Cursor = Annotated[str | None, Query(description="nextCursor of the previous page; leave out for the first page.")]
 
 
@@ -226,6 +228,13 @@ def get_task(
     """One task with a page of its conversation (limit and cursor page the messages) and its status history."""
     accounts.owned_workspace(rt.accounts, human.account_id, workspace_id)
     return tasks.get_task(rt, workspace_id, task_id, include_conversation=True, limit=limit, cursor=cursor)
+
+
+@router.get("/{task_id}/messages/{message_id}", response_model=MessageOut, response_model_exclude_unset=True)
+def get_message(workspace_id: str, task_id: str, message_id: str, human: HumanDep, rt: RuntimeDep) -> dict:
+    """One message of the task's conversation, for one too large to come in a page of it."""
+    accounts.owned_workspace(rt.accounts, human.account_id, workspace_id)
+    return tasks.get_message(rt, workspace_id, task_id, message_id).public()
 
 
 @router.post(

@@ -43,6 +43,17 @@ class Conflict(WorkspaceError):
         self.reasons = reasons
 
 
+class TooLarge(WorkspaceError):
+    """One item of a listing is too large for any page (`domain.paging`): sent anyway, the response would
+    pass Lambda's 6 MB limit and reach the caller as a bare 502. `cursor` resumes after the item."""
+
+    http_status = 422
+
+    def __init__(self, message: str, cursor: str) -> None:
+        super().__init__(message)
+        self.cursor = cursor
+
+
 class Forbidden(WorkspaceError):
     http_status = 403
 

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from agent_workspace.blocking import run_blocking
 from agent_workspace.domain.errors import WorkspaceError
+from agent_workspace.domain.paging import ANSWER_MAX, text_wire_size
 from agent_workspace.mcp_server import help_text
 from agent_workspace.mcp_server.legacy import OLD_TOOL_NAMES, RENAMED_FIELDS
 from agent_workspace.mcp_server.registry import Action, Call, HelpPayload, Registry, Tool
@@ -138,7 +139,15 @@ async def _run(tool: Tool, action: Action, call: Call, payload: BaseModel) -> To
             f"{where}: internal error; retry shortly, and report ref {call.request_id or 'unknown'} if it persists",
             is_error=True,
         )
-    return ToolOutcome(render(result))
+    text = render(result)
+    size = text_wire_size(text)
+    if size > ANSWER_MAX:  # Lambda would refuse the response and the client would see a 502
+        return ToolOutcome(
+            f"{where}: the answer takes {size:,} bytes, more than one response may carry ({ANSWER_MAX:,}); "
+            "ask for less (a narrower query or filter, a smaller limit) or read the items one by one",
+            is_error=True,
+        )
+    return ToolOutcome(text)
 
 
 def render(result: Any) -> str:

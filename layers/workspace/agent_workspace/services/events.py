@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+from agent_workspace.domain import paging
 from agent_workspace.domain.clock import iso, parse_iso
 from agent_workspace.domain.errors import Conflict, NotFound, PayloadError
 from agent_workspace.domain.events import (
@@ -156,6 +157,20 @@ def send_completion_event(rt: Runtime, account_id: str, task: Task, newly_publis
             return
     rt.queue.send(_message(account_id, task.event_publication_id))
     count("EventPublished")
+
+
+def list_publications(rt: Runtime, account_id: str, limit: int, cursor: str | None) -> dict[str, Any]:
+    """The account's publications, newest first, a page at a time."""
+    found, next_cursor = rt.events.list_publications(account_id, limit, cursor, int(rt.clock().timestamp()))
+    shown, next_cursor = paging.fill(
+        found,
+        next_cursor,
+        budget=rt.settings.page_bytes,
+        shown=Publication.public,
+        cursor_after=lambda publication: rt.events.publication_cursor(account_id, publication),
+        name=lambda publication: f"publication {publication.id}",
+    )
+    return {"publications": shown, "nextCursor": next_cursor}
 
 
 # -- fan-out (the queue's consumer) --------------------------------------------------------------

@@ -10,6 +10,7 @@ from contextlib import suppress
 from dataclasses import dataclass, replace
 from typing import Any
 
+from agent_workspace.domain import paging
 from agent_workspace.domain.clock import iso, parse_iso
 from agent_workspace.domain.cron import CronSchedule
 from agent_workspace.domain.errors import Conflict, NotFound, PayloadError, Unavailable
@@ -128,7 +129,16 @@ def list_runs(rt: Runtime, workspace_id: str, template_id: str, limit: int, curs
     if not template.is_template:
         raise PayloadError(f"task {template_id} is not a cron template, so it has no runs", field="taskId")
     runs, next_cursor = rt.tasks.list_runs(workspace_id, template_id, limit, cursor)
-    return {"runs": [run.public() for run in runs], "nextCursor": next_cursor}
+    shown, next_cursor = paging.fill(
+        runs,
+        next_cursor,
+        budget=rt.settings.page_bytes,
+        shown=Task.public,
+        cursor_after=lambda run: rt.tasks.run_cursor(workspace_id, template_id, run),
+        name=lambda run: f"run {run.id} of template {template_id}",
+        read_alone=lambda run: f"GET /api/workspaces/{workspace_id}/tasks/{run.id}",
+    )
+    return {"runs": shown, "nextCursor": next_cursor}
 
 
 def _run_of(rt: Runtime, template: Task, fire_at: str, now: str) -> Task:

@@ -7,10 +7,11 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+from agent_workspace.domain import paging
 from agent_workspace.domain.clock import iso, parse_iso
 from agent_workspace.domain.cron import first_fire, validate_cron
 from agent_workspace.domain.errors import NotFound, PayloadError
-from agent_workspace.domain.ids import check_id, new_id
+from agent_workspace.domain.ids import check_id, is_id, new_id
 from agent_workspace.domain.models import Actor
 from agent_workspace.domain.tasks import (
     BODY_MAX,
@@ -114,11 +115,27 @@ def get_task(
             raise NotFound(f"no task {task_id} in this workspace")
         return task.public()
     task, messages, next_cursor = rt.tasks.get_with_conversation(workspace_id, task_id, limit, cursor)
-    return {
-        **task.public(),
-        "history": list(task.history),
-        "conversation": {"messages": [m.public() for m in messages], "nextCursor": next_cursor},
-    }
+    detail = {**task.public(), "history": list(task.history)}
+    shown, next_cursor = paging.fill(
+        messages,
+        next_cursor,
+        budget=rt.settings.page_bytes,
+        reserved=paging.wire_size(detail),  # the task and its history come with every page of its conversation
+        shown=Message.public,
+        cursor_after=lambda message: rt.tasks.conversation_cursor(workspace_id, task_id, message),
+        name=lambda message: f"message {message.id} of task {task_id}",
+        read_alone=lambda message: f"GET /api/workspaces/{workspace_id}/tasks/{task_id}/messages/{message.id}",
+    )
+    return {**detail, "conversation": {"messages": shown, "nextCursor": next_cursor}}
+
+
+def get_message(rt: Runtime, workspace_id: str, task_id: str, message_id: str) -> Message:
+    """One message of a task's conversation, for one too large to come in a page of it."""
+    existing_id(task_id)
+    message = rt.tasks.get_message(workspace_id, task_id, message_id) if is_id(message_id) else None
+    if message is None:
+        raise NotFound(f"no message {message_id[:64]!r} in task {task_id}")
+    return message
 
 
 def set_status(rt: Runtime, actor: Actor, task_id: str, status: str) -> Task:
@@ -177,8 +194,17 @@ def attachment(rt: Runtime, workspace_id: str, task_id: str, attachment_id: str,
 def list_tasks(
     rt: Runtime, workspace_id: str, status: str | None, assignee: str | None, limit: int, cursor: str | None
 ) -> dict[str, Any]:
-    tasks, next_cursor = rt.tasks.list_page(workspace_id, status, assignee, limit, cursor)
-    return {"tasks": [t.public() for t in tasks], "nextCursor": next_cursor}
+    found, next_cursor = rt.tasks.list_page(workspace_id, status, assignee, limit, cursor)
+    shown, next_cursor = paging.fill(
+        found,
+        next_cursor,
+        budget=rt.settings.page_bytes,
+        shown=Task.public,
+        cursor_after=rt.tasks.listing_cursor,
+        name=lambda task: f"task {task.id}",
+        read_alone=lambda task: f"GET /api/workspaces/{workspace_id}/tasks/{task.id}",
+    )
+    return {"tasks": shown, "nextCursor": next_cursor}
 
 
 # -- helpers ------------------------------------------------------------------------------------

@@ -8,9 +8,12 @@ from agent_workspace.domain.errors import PayloadError
 
 
 def encode_cursor(last_key: dict[str, Any] | None) -> str | None:
-    if not last_key:
-        return None
-    return base64.urlsafe_b64encode(json.dumps(last_key, separators=(",", ":")).encode()).decode().rstrip("=")
+    return cursor_after(last_key) if last_key else None
+
+
+def cursor_after(item_key: dict[str, Any]) -> str:
+    """The cursor that resumes right after the item at this key (typed, as DynamoDB's ExclusiveStartKey)."""
+    return base64.urlsafe_b64encode(json.dumps(item_key, separators=(",", ":")).encode()).decode().rstrip("=")
 
 
 def decode_cursor(

@@ -10,7 +10,7 @@ from typing import Any
 from agent_workspace.domain.errors import Conflict, NotFound, PayloadError
 from agent_workspace.domain.events import EventDefinition, Publication, Subscription
 from agent_workspace.store import keys
-from agent_workspace.store.cursor import decode_cursor, encode_cursor
+from agent_workspace.store.cursor import cursor_after, decode_cursor, encode_cursor
 from agent_workspace.store.dynamo import from_item, get_item, key, query_all, query_prefix, to_item, translating_errors
 
 _NEW_ITEM = "attribute_not_exists(PK)"
@@ -253,6 +253,11 @@ class EventStore:
         last = page.get("LastEvaluatedKey")
         next_cursor = encode_cursor({keys.PK: last[keys.PK], keys.SK: last[keys.SK]}) if last else None
         return [_publication(from_item(item)) for item in items], next_cursor
+
+    def publication_cursor(self, account_id: str, publication: Publication) -> str:
+        """The cursor of `list_publications` that resumes right after this publication."""
+        position = {keys.PK: keys.account_pk(account_id), keys.SK: keys.publication_sk(publication.id)}
+        return cursor_after(to_item(position))
 
     # -- helpers -------------------------------------------------------------------------------
 

@@ -14,11 +14,12 @@ from agent_workspace.backoff import back_off
 from agent_workspace.domain.errors import Conflict, NotFound, PayloadError, Unavailable
 from agent_workspace.domain.tasks import AttachmentRef, Message, Task
 from agent_workspace.store import keys
-from agent_workspace.store.cursor import decode_cursor, encode_cursor
+from agent_workspace.store.cursor import cursor_after, decode_cursor, encode_cursor
 from agent_workspace.store.dynamo import (
     batch_delete,
     batch_get,
     from_item,
+    get_item,
     key,
     query_all,
     to_item,
@@ -358,6 +359,11 @@ class TaskStore:
         found = {task.id: task for task in self._get_many(workspace_id, run_ids)}
         return [found[run_id] for run_id in run_ids if run_id in found], next_cursor
 
+    def run_cursor(self, workspace_id: str, template_id: str, run: Task) -> str:
+        """The cursor of `list_runs` that resumes right after this run."""
+        assert run.fire_at is not None
+        return _cursor_at(workspace_id, keys.run_sk(template_id, run.fire_at))
+
     def _get_many(self, workspace_id: str, task_ids: list[str]) -> list[Task]:
         wanted = [key(keys.workspace_pk(workspace_id), keys.task_sk(t)) for t in task_ids]
         return [_task(from_item(item)) for item in batch_get(self._db, self._table, wanted, consistent=False)]
@@ -390,7 +396,6 @@ class TaskStore:
         if start is not None:
             request["ExclusiveStartKey"] = start
         messages: list[Message] = []
-        last_key = None
         with translating_errors():
             while True:
                 page = self._db.query(**request)
@@ -403,12 +408,21 @@ class TaskStore:
                         continue  # attachment records (the task and messages carry copies) and a template's runs
                     elif len(messages) < limit:
                         messages.append(_message(values))
-                        last_key = {keys.PK: raw[keys.PK], keys.SK: raw[keys.SK]}
                     else:
-                        return _found(task, task_id), messages, encode_cursor(last_key)
+                        after_last = self.conversation_cursor(workspace_id, task_id, messages[-1])
+                        return _found(task, task_id), messages, after_last
                 if "LastEvaluatedKey" not in page:
                     return _found(task, task_id), messages, None
                 request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+    def conversation_cursor(self, workspace_id: str, task_id: str, message: Message) -> str:
+        """The cursor of `get_with_conversation` that resumes right after this message."""
+        return _cursor_at(workspace_id, keys.message_sk(task_id, message.id))
+
+    def get_message(self, workspace_id: str, task_id: str, message_id: str) -> Message | None:
+        pk, sk = keys.workspace_pk(workspace_id), keys.message_sk(task_id, message_id)
+        item = get_item(self._db, self._table, pk, sk, consistent=False)
+        return _message(item) if item else None
 
     def get_attachment(self, workspace_id: str, task_id: str, attachment_id: str) -> AttachmentRef | None:
         with translating_errors():
@@ -444,10 +458,14 @@ class TaskStore:
                 tasks.extend(_task(from_item(item)) for item in page.get("Items", []))
                 if len(tasks) >= limit:
                     # A filtered page may hold more than asked: resume right after the last one returned.
-                    return tasks[:limit], encode_cursor(_list_key(tasks[limit - 1]))
+                    return tasks[:limit], self.listing_cursor(tasks[limit - 1])
                 if "LastEvaluatedKey" not in page:
                     return tasks, None
                 request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+    def listing_cursor(self, task: Task) -> str:
+        """The cursor of `list_page` that resumes right after this task."""
+        return cursor_after(_list_key(task))
 
     # -- helpers -------------------------------------------------------------------------------
 
@@ -512,6 +530,11 @@ def _list_key(task: Task) -> dict[str, Any]:
             keys.GSI2_SK: keys.listing_sk(task.status, task.created_at, task.id),
         }
     )
+
+
+def _cursor_at(workspace_id: str, sk: str) -> str:
+    """The cursor resuming right after the item at this sort key of the workspace's partition."""
+    return cursor_after(to_item({keys.PK: keys.workspace_pk(workspace_id), keys.SK: sk}))
 
 
 def _found(task: Task | None, task_id: str) -> Task:

@@ -1,0 +1,52 @@
+"""The last guard before Lambda's 6 MB response limit: an answer too large becomes a problem, never a 502.
+
+Listings fill their pages by bytes (domain/paging.py); this catches whatever else could grow past the
+limit (a listing without pages, a large document), for every route, in one place. Responses here are
+JSON built in memory, so holding the body until it is complete costs nothing a Lambda would not pay.
+"""
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from agent_workspace.api.asgi_json import send_problem
+from agent_workspace.domain.paging import ANSWER_MAX, body_wire_size
+
+
+class ResponseSizeLimit:
+    def __init__(self, app: ASGIApp, max_bytes: int = ANSWER_MAX) -> None:
+        self._app = app
+        self._max = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self._app(scope, receive, send)
+            return
+        start: Message | None = None
+        chunks: list[bytes] = []
+
+        async def hold(message: Message) -> None:
+            nonlocal start
+            if message["type"] == "http.response.start":
+                start = message
+                return
+            if message["type"] != "http.response.body":
+                await send(message)
+                return
+            chunks.append(message.get("body", b""))
+            if message.get("more_body"):
+                return
+            body = b"".join(chunks)
+            size = body_wire_size(body)
+            if size > self._max:
+                where = f"{scope['method']} {scope['path']}"
+                await send_problem(
+                    send,
+                    422,
+                    f"{where}: the answer would take {size:,} bytes, more than one response may carry "
+                    f"({self._max:,}); ask for less: a filter, a smaller limit, or one item at a time",
+                )
+                return
+            assert start is not None
+            await send(start)
+            await send({"type": "http.response.body", "body": body})
+
+        await self._app(scope, receive, hold)
