@@ -3,6 +3,7 @@
 import json
 import threading
 import time
+from datetime import timedelta
 
 import anyio
 import httpx
@@ -225,6 +226,96 @@ async def test_a_wait_longer_than_the_invocation_returns_pending_and_resumes_on_
     )
     assert json.loads(resumed.text) == {"action": "accept", "content": {"branch": "main"}}
     assert len(runtime.elicitations.list_by_status(seeded.workspace_id, None)) == 1
+
+
+async def test_a_call_returns_pending_after_the_wait_cap_and_the_question_stays_open_until_answered(
+    live, runtime, seeded
+):
+    """The cap ends one call, well before a client's 60 s request timeout; only timeoutSeconds ends the question."""
+    runtime.settings = runtime.settings.model_copy(update={"agent_wait_seconds": 1})
+    task_id = create_task(runtime, seeded)
+    text, is_error, waited = await elicit(
+        live,
+        seeded.agent_token,
+        taskId=task_id,
+        message="Which branch?",
+        mode="form",
+        requestedSchema=BRANCH,
+        timeoutSeconds=3600,
+    )
+    parked = json.loads(text)
+    assert not is_error and 1 <= waited < 3, (text, waited)
+    [question] = pending(live, seeded)
+    assert parked == {
+        "action": "pending",
+        "elicitationId": question["id"],
+        "expiresAt": question["expiresAt"],  # the question's hour, not this call's second
+        "next": (
+            'The human has not answered yet. Keep waiting on the same question: task {"action": "elicit", '
+            f'"payload": {{"taskId": "{task_id}", "elicitationId": "{question["id"]}"}}}}'
+        ),
+    }
+
+    resume = {"taskId": task_id, "elicitationId": question["id"]}
+    text, is_error, waited = await elicit(live, seeded.agent_token, **resume)
+    assert (json.loads(text), is_error) == (parked, False) and 1 <= waited < 3  # capped again, same question
+    assert answer(live, seeded, question["id"], {"action": "accept", "content": {"branch": "main"}}).status_code == 200
+    text, is_error, waited = await elicit(live, seeded.agent_token, **resume)
+    assert (json.loads(text), is_error) == ({"action": "accept", "content": {"branch": "main"}}, False)
+    assert waited < 1
+    assert len(runtime.elicitations.list_by_status(seeded.workspace_id, None)) == 1  # asked once
+
+
+async def test_an_answer_given_while_a_capped_call_waits_reaches_it(live, runtime, seeded):
+    runtime.settings = runtime.settings.model_copy(update={"agent_wait_seconds": 2})
+    task_id = create_task(runtime, seeded)
+    waiting = in_thread(
+        live, runtime, seeded, taskId=task_id, message="Deploy now?", mode="url", url="https://example.com/approve"
+    )
+    question = wait_for_question(live, seeded)
+    assert answer(live, seeded, question["id"], {"action": "decline"}).status_code == 200
+    waiting["thread"].join(timeout=30)
+    assert json.loads(waiting["text"]) == {"action": "decline"} and waiting["waited"] < 2
+
+
+async def test_the_question_expiring_before_the_cap_still_answers_cancel(runtime, seeded):
+    runtime.settings = runtime.settings.model_copy(update={"agent_wait_seconds": 30})
+    task_id = create_task(runtime, seeded)
+    principal = runtime.accounts.resolve_token(hash_token(seeded.agent_token))
+    payload = {"taskId": task_id, "message": "q?", "mode": "url", "url": "https://x.example", "timeoutSeconds": 1}
+    started = time.monotonic()
+    result = await dispatch(REGISTRY, Call(principal, runtime, "r"), "task", {"action": "elicit", "payload": payload})
+    assert json.loads(result.text) == {"action": "cancel"} and time.monotonic() - started < 3
+
+
+async def test_a_resumed_call_reads_at_the_settled_rate_from_its_start(runtime, seeded):
+    """Resuming every cap must not restart the quick first reads: an old question is read every few seconds."""
+    from agent_workspace.services import elicitations
+    from agent_workspace.services.tasks import Actor
+
+    runtime.settings = runtime.settings.model_copy(update={"agent_wait_seconds": 1.5})
+    principal = runtime.accounts.resolve_token(hash_token(seeded.agent_token))
+    question = elicitations.ask(
+        runtime, Actor.of(principal), create_task(runtime, seeded), "q?", "url", None, "https://x.example", 600
+    )
+    reads: list[float] = []
+
+    def count_read(**_) -> None:
+        reads.append(time.monotonic())
+
+    events = runtime.clients.dynamodb.meta.events  # the session's shared client: the hook is removed after
+    events.register("before-call.dynamodb.GetItem", count_read)
+    try:
+        fresh = await elicitations.wait_for_answer(runtime, question, None)
+        fresh_reads = len(reads)
+        real_clock = runtime.clock
+        runtime.clock = lambda: real_clock() + timedelta(minutes=5)  # the same question, five minutes on
+        reads.clear()
+        resumed = await elicitations.wait_for_answer(runtime, question, None)
+    finally:
+        events.unregister("before-call.dynamodb.GetItem", count_read)
+    assert fresh["action"] == resumed["action"] == "pending"
+    assert fresh_reads >= 3 and len(reads) == 1  # one read at the end of its 1.5 s, none in between
 
 
 async def test_resuming_refuses_a_changed_question_or_another_tasks_id(runtime, seeded):

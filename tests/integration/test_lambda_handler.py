@@ -274,3 +274,13 @@ def test_an_elicit_longer_than_the_invocation_returns_pending_before_the_invocat
     assert [q.id for q in runtime.elicitations.list_by_status(seeded.workspace_id, "pending")] == [
         parked["elicitationId"]
     ]
+
+
+def test_a_bridge_poll_longer_than_the_invocation_answers_empty_before_the_invocation_ends(aws_lambda, seeded):
+    event = with_path(load_event("api_list_workspaces.json", seeded.human_token), "/api/bridge/calls")
+    event["rawQueryString"] = "wait=25"
+    started = time.monotonic()
+    reply = aws_lambda.invoke(event, remaining_ms=11_500)  # 10 s of margin leave 1.5 s to wait
+    elapsed = time.monotonic() - started
+    assert reply.status == 200, reply.body
+    assert reply.json() == {"calls": []} and 1 < elapsed < 5

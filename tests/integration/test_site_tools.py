@@ -923,6 +923,31 @@ async def test_two_polls_at_once_hand_each_queued_call_to_exactly_one_of_them(ag
     assert sorted(ok_result(*outcome)["result"] for outcome in outcomes) == sorted(cities)
 
 
+# -- the bridge's long-poll ----------------------------------------------------------------------
+
+
+async def test_a_poll_with_nothing_to_run_answers_empty_after_the_servers_cap(browser, runtime):
+    """The server's cap shortens every poll, whatever `wait` the browser asks for; the browser polls again."""
+    runtime.settings = runtime.settings.model_copy(update={"bridge_poll_seconds": 1})
+    chrome = browser(polling=False)
+    started = time.monotonic()
+    assert chrome.poll(wait=25) == []
+    assert 1 <= time.monotonic() - started < 3
+    started = time.monotonic()
+    assert chrome.poll(wait=0.2) == []  # a shorter wait of the browser's own still holds
+    assert time.monotonic() - started < 1
+
+
+async def test_a_poll_with_a_call_queued_answers_at_once(agent, browser, runtime, seeded):
+    chrome = browser(polling=False)
+    task_id = await agent.create_task()
+    payload = {"taskId": task_id, "site": GITHUB, "tool": "list_repos", "arguments": {}}
+    parked = await park(runtime, seeded, payload)
+    started = time.monotonic()
+    [handed] = chrome.poll(wait=25)
+    assert handed["id"] == parked["callId"] and time.monotonic() - started < 2
+
+
 # -- the bridge's input ------------------------------------------------------------------------
 
 

@@ -5,25 +5,27 @@ The bridge protocol a Chrome extension (or any client with the human's token) sp
 1. `PUT /api/bridge/sites` with every shared site and its WebMCP tools, whenever they change and
    at least every 30 seconds: it is the heartbeat that marks the browser online.
 2. `GET /api/bridge/calls?wait=20`: long-poll; answers the calls to run now (each handed to one
-   poll only) or an empty list after `wait` seconds. Polling also marks the browser online.
+   poll only) or an empty list after `wait` seconds, or sooner when the server caps polls shorter
+   (`WORKSPACE_BRIDGE_POLL_SECONDS`). Polling also marks the browser online.
 3. `POST /api/bridge/calls/{id}/result` with `{"result": ...}` or `{"error": "..."}` within the
    call's `deadline` (60 seconds after it became runnable).
 """
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from agent_workspace.api.deps import HumanDep, RuntimeDep
 from agent_workspace.api.errors import problem_responses
-from agent_workspace.blocking import run_blocking
+from agent_workspace.blocking import invocation_deadline, run_blocking
+from agent_workspace.config import BRIDGE_POLL_MAX_SECONDS
 from agent_workspace.domain.site_tools import DECISIONS, SITES_MAX, TOOLS_MAX
 from agent_workspace.services import accounts, site_tools
 
 router = APIRouter(tags=["site tools"], responses=problem_responses(401, 403, 404, 409, 422, 503))
 
-_WAIT_MAX = 25
+_WAIT_MAX = BRIDGE_POLL_MAX_SECONDS
 
 
 class ToolIn(BaseModel):
@@ -105,12 +107,14 @@ def report_sites(payload: SitesIn, human: HumanDep, rt: RuntimeDep) -> dict:
 
 @router.get("/api/bridge/calls", response_model=CallsForBrowser)
 async def poll_calls(
+    request: Request,
     human: HumanDep,
     rt: RuntimeDep,
     wait: Annotated[float, Query(ge=0, le=_WAIT_MAX, description=f"Seconds to wait for a call, 0-{_WAIT_MAX}.")] = 20,
 ) -> dict:
     """Long-poll for calls to run in the browser; each call is handed to one poll only."""
-    return {"calls": await run_blocking(site_tools.poll_calls, rt, human.account_id, wait)}
+    deadline = invocation_deadline(request.scope)
+    return {"calls": await run_blocking(site_tools.poll_calls, rt, human.account_id, wait, deadline)}
 
 
 @router.post("/api/bridge/calls/{call_id}/result", response_model=SiteCallOut, responses=problem_responses(409))

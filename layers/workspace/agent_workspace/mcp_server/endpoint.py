@@ -5,7 +5,6 @@ manager's `run()` can be entered only once, so the SDK's "enter run() in the lif
 from the second warm Lambda call on; a per-request manager has no such state to outlive.
 """
 
-import time
 import uuid
 from typing import Any
 
@@ -17,7 +16,7 @@ from starlette.types import Receive, Scope, Send
 
 from agent_workspace.api.asgi_json import send_problem
 from agent_workspace.api.auth import authenticate, www_authenticate
-from agent_workspace.blocking import run_blocking
+from agent_workspace.blocking import invocation_deadline, run_blocking
 from agent_workspace.domain.errors import RateLimited, Unauthorized, WorkspaceError
 from agent_workspace.domain.tokens import TokenKind
 from agent_workspace.mcp_server.registry import Call
@@ -51,7 +50,7 @@ class McpEndpoint:
             await send_problem(send, error.http_status, error.message, extra)
             return
         scope.setdefault("state", {})[REQUEST_STATE_KEY] = Call(
-            principal, self._runtime, _request_id(scope), _deadline(scope)
+            principal, self._runtime, _request_id(scope), invocation_deadline(scope)
         )
         manager = StreamableHTTPSessionManager(
             self._server,
@@ -62,13 +61,6 @@ class McpEndpoint:
         )
         async with manager.run():
             await manager.handle_request(scope, receive, send)
-
-
-def _deadline(scope: Scope) -> float | None:
-    """When the Lambda invocation serving this request ends, on the monotonic clock."""
-    lambda_context = scope.get("aws.context")
-    remaining = getattr(lambda_context, "get_remaining_time_in_millis", None)
-    return time.monotonic() + remaining() / 1000 if remaining else None
 
 
 def _request_id(scope: Scope) -> str:

@@ -1,19 +1,21 @@
 """Asking the human and waiting for the answer, within what a Lambda invocation may last.
 
-The question is stored before any waiting, so it survives whatever happens to the invocation. The
-wait polls the record with a growing interval (at most one read per `_MAX_POLL` seconds once
-settled); if the invocation would end before the question expires, the agent gets `pending` with
-the question's id and resumes the wait on the same question with another call.
+The question is stored before any waiting, so it survives whatever happens to the request. The
+wait polls the record with an interval that grows with the question's age (at most one read per
+`_MAX_POLL` seconds once settled, also on a resumed call). One call waits at most
+`agent_wait_seconds` and never past the Lambda invocation: then the agent gets `pending` with the
+question's id and resumes the wait on the same question with another call. Only `timeoutSeconds`,
+the question's own lifetime, ends it with `cancel`.
 """
 
 import json
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import anyio
 
-from agent_workspace.blocking import run_blocking
+from agent_workspace.blocking import run_blocking, wait_ends_at
 from agent_workspace.domain.clock import iso, parse_iso
 from agent_workspace.domain.elicitations import (
     MAX_TIMEOUT_SECONDS,
@@ -98,29 +100,33 @@ def find(rt: Runtime, workspace_id: str, elicitation_id: str, task_id: str | Non
 
 
 async def wait_for_answer(rt: Runtime, elicitation: Elicitation, deadline: float | None) -> dict[str, Any]:
-    """The answer, `cancel` once the question expires, or `pending` just before the invocation must end.
+    """The answer, `cancel` once the question expires, or `pending` when this call's wait is up.
 
-    `deadline` is the monotonic time the invocation ends (None when nothing bounds it, as under uvicorn).
+    The wait is up after `agent_wait_seconds`, or `lambda_return_margin_seconds` before `deadline`, the
+    monotonic time the invocation ends (None when nothing bounds it, as under uvicorn): a client that
+    drops a call after its own request timeout would never see the answer, while the Lambda bills on.
     """
+    settings = rt.settings
     expires = parse_iso(elicitation.expires_at)
-    return_by = None if deadline is None else deadline - rt.settings.lambda_return_margin_seconds
-    interval = _FIRST_POLL
+    give_up = wait_ends_at(settings.agent_wait_seconds, deadline, settings.lambda_return_margin_seconds)
     while True:
         if elicitation.status == "answered" and elicitation.answer is not None:
             return elicitation.answer
         if elicitation.status == "expired":
             return {"action": "cancel"}
-        until_expiry = (expires - rt.clock()).total_seconds()
+        now = rt.clock()
+        until_expiry = (expires - now).total_seconds()
         if until_expiry <= 0:
             if await run_blocking(rt.elicitations.expire, elicitation):
                 count("ElicitationExpired")
                 return {"action": "cancel"}
             elicitation = await run_blocking(find, rt, elicitation.workspace_id, elicitation.id)
             continue
-        if return_by is not None and time.monotonic() + min(interval, until_expiry) >= return_by:
+        left = give_up - time.monotonic()
+        if left <= 0:
             return _pending(elicitation)
-        await anyio.sleep(min(interval, until_expiry))
-        interval = min(interval * 1.5, _MAX_POLL)
+        # Sleeping to the end of the wait, then reading once more, lets an answer given meanwhile through.
+        await anyio.sleep(min(_interval(elicitation, now), until_expiry, left))
         elicitation = await run_blocking(find, rt, elicitation.workspace_id, elicitation.id)
 
 
@@ -155,6 +161,16 @@ def open_questions(rt: Runtime, workspace_id: str, status: str | None) -> list[d
         if status is None or current == status:
             shown.append({**elicitation.public(), "status": current})
     return shown
+
+
+def _interval(elicitation: Elicitation, now: datetime) -> float:
+    """Seconds to the next read: quick while the question is new, settled once it has waited.
+
+    0.25 s growing by half each read is 0.25 + age / 2, so computing it from the question's age gives the
+    same reads as before for a fresh question, and a resumed call starts settled instead of quick again.
+    """
+    age = (now - parse_iso(elicitation.created_at)).total_seconds()
+    return min(_FIRST_POLL + max(age, 0.0) / 2, _MAX_POLL)
 
 
 def _pending(elicitation: Elicitation) -> dict[str, Any]:

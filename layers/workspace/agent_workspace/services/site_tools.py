@@ -14,7 +14,7 @@ from typing import Any
 
 import anyio
 
-from agent_workspace.blocking import run_blocking
+from agent_workspace.blocking import run_blocking, wait_ends_at
 from agent_workspace.domain.clock import iso, parse_iso
 from agent_workspace.domain.errors import Conflict, Failed, NotFound, PayloadError, Unavailable
 from agent_workspace.domain.ids import check_id, new_id
@@ -149,8 +149,10 @@ def find_call(rt: Runtime, actor: Actor, call_id: str, task_id: str) -> SiteCall
 
 
 async def wait_for_result(rt: Runtime, call: SiteCall, deadline: float | None) -> dict[str, Any]:
-    """Poll the call until it ends; before the invocation would, return `pending` to resume with callId."""
-    return_by = None if deadline is None else deadline - rt.settings.lambda_return_margin_seconds
+    """Poll the call until it ends; after `agent_wait_seconds`, or before the invocation would end, return
+    `pending` to resume with callId: a client that drops the request at its own timeout would lose the result."""
+    settings = rt.settings
+    return_by = wait_ends_at(settings.agent_wait_seconds, deadline, settings.lambda_return_margin_seconds)
     interval = _FIRST_POLL
     while True:
         if call.status == DONE:
@@ -168,7 +170,7 @@ async def wait_for_result(rt: Runtime, call: SiteCall, deadline: float | None) -
         if ended is not None:
             call = ended
             continue
-        if return_by is not None and time.monotonic() + interval >= return_by:
+        if time.monotonic() + interval >= return_by:
             return _pending(call)
         await anyio.sleep(interval)
         interval = min(interval * 1.5, _MAX_POLL)
@@ -218,10 +220,19 @@ def calls_of(rt: Runtime, workspace_id: str, status: str | None) -> list[dict[st
 # -- the bridge (the human's browser) -------------------------------------------------------------
 
 
-def poll_calls(rt: Runtime, account_id: str, wait_seconds: float) -> list[dict[str, Any]]:
-    """Long-poll for calls to run, claiming each so that one browser runs it once; marks the browser online."""
+def poll_calls(
+    rt: Runtime, account_id: str, wait_seconds: float, deadline: float | None = None
+) -> list[dict[str, Any]]:
+    """Long-poll for calls to run, claiming each so that one browser runs it once; marks the browser online.
+
+    The poll answers at once when calls are ready, else empty after the browser's `wait_seconds`, cut to
+    `bridge_poll_seconds` and to before the invocation's end (`deadline`, monotonic): the browser polls again.
+    """
     rt.site_tools.seen(account_id, iso(rt.clock()))
-    give_up = time.monotonic() + wait_seconds
+    settings = rt.settings
+    give_up = wait_ends_at(
+        min(wait_seconds, settings.bridge_poll_seconds), deadline, settings.lambda_return_margin_seconds
+    )
     while True:
         claimed = []
         for call in rt.site_tools.queued_for_bridge(account_id):

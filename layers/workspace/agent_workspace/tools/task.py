@@ -112,14 +112,17 @@ class ElicitPayload(Payload):
     url: str | None = Field(None, description="URL mode: the http(s) link the human should open.")
     timeoutSeconds: int = Field(
         MAX_TIMEOUT_SECONDS,
-        description=f"How long to wait for the answer, at most {MAX_TIMEOUT_SECONDS}. On timeout: cancel.",
+        description=(
+            f"How long the question waits for the answer, across resumed calls; at most {MAX_TIMEOUT_SECONDS}. "
+            "On timeout: cancel."
+        ),
     )
     elicitationId: str | None = Field(
         None,
         description=(
-            "Resume waiting on a question asked before. A wait that would outlive the server's invocation "
-            '(up to 15 minutes) returns {"action": "pending", "elicitationId": ...} instead: call elicit again '
-            "with the same taskId and that elicitationId. The question is never asked twice."
+            "Resume waiting on a question asked before. One call waits under a minute (by default); if the "
+            'human has not answered by then it returns {"action": "pending", "elicitationId": ...}: call elicit '
+            "again with the same taskId and that elicitationId. The question is never asked twice."
         ),
     )
 
