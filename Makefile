@@ -14,7 +14,7 @@ export POWERTOOLS_METRICS_NAMESPACE ?= AgentWorkspace
 CHROMIUM ?= /usr/bin/chromium
 export CHROMIUM
 
-.PHONY: serve test soak unit lint bench build clean browser
+.PHONY: serve test soak unit lint bench build admin clean browser
 
 $(STAMP): pyproject.toml layers/workspace/requirements.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -46,7 +46,7 @@ browser:
 lint: $(STAMP) $(TOOLS_STAMP)
 	$(BIN)/ruff check layers functions tests scripts
 	$(BIN)/cfn-lint template.yaml
-	$(TOOLS)/bin/sam validate --template template.yaml --region us-east-1
+	$(TOOLS)/bin/sam validate --lint --template template.yaml --region us-east-1
 
 # The load and fuzz suites at full size: 32 agents on 1,000 tasks, 100 duplicated deliveries of each kind,
 # 100 fuzz examples per action and REST operation. Bounded: each load test fails past SOAK_SECONDS, and
@@ -72,6 +72,11 @@ build: $(TOOLS_STAMP)
 	mkdir -p .aws-sam
 	$(TOOLS)/bin/python scripts/lambda_target.py make-vars > $(BUILD_VARS)
 	set -a && . ./$(BUILD_VARS) && set +a && $(TOOLS)/bin/sam build --template template.yaml
+
+# Bootstrap a deployed stack from this shell, without serving or testing anything (see README, Deploy):
+#   make admin ARGS='create-account --title "Acme" --table <TableName> --region <region>'
+admin: $(STAMP)
+	$(BIN)/python -m agent_workspace.admin $(ARGS)
 
 clean:
 	rm -rf $(VENV) $(TOOLS) .node .aws-sam .pytest_cache test-artifacts

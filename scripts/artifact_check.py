@@ -8,7 +8,11 @@ fit Lambda's unzipped size limit. Each problem names its file, so the offender i
     python scripts/artifact_check.py [.aws-sam/build]
 """
 
+import email
+import platform
 import re
+import shutil
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,7 +23,7 @@ from elftools.elf.gnuversions import GNUVerNeedSection
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from lambda_target import ROOT, LambdaTarget, lambda_target  # noqa: E402
+from lambda_target import MACHINES, ROOT, LambdaTarget, lambda_target  # noqa: E402
 
 BUILD_DIR = ROOT / ".aws-sam" / "build"
 
@@ -116,6 +120,43 @@ def artifact_problems(build_dir: Path = BUILD_DIR, target: LambdaTarget | None =
         if total > UNZIPPED_LIMIT_BYTES:
             problems.append(f"{function.name} with its layer is {total:,} bytes unzipped; Lambda allows 250 MB")
     return problems
+
+
+def _binary_distributions(site: Path) -> list[str]:
+    """`name==version` of every installed distribution whose wheel is platform-specific."""
+    pins = []
+    for wheel in sorted(site.glob("*.dist-info/WHEEL")):
+        if "Root-Is-Purelib: false" in wheel.read_text():
+            metadata = email.message_from_string((wheel.parent / "METADATA").read_text())
+            pins.append(f"{metadata['Name']}=={metadata['Version']}")
+    return pins
+
+
+def loadable_layer(layer: Path, target: LambdaTarget, interpreter: str, scratch: Path) -> Path:
+    """The built layer (its `python/` folder) as this host can load it, to import and run the built handlers.
+
+    On a host of the target architecture that is the layer itself. Elsewhere it is a copy under `scratch`
+    in which each binary distribution is replaced by the same version's wheel for this host's architecture
+    (same runtime Python, same glibc ceiling): every pure-Python file, every .pyc and every version stays
+    the one built. The binaries themselves are proven by the ELF check instead.
+    """
+    machine = platform.machine()
+    if machine == target.machine:
+        return layer
+    if platform.system() != "Linux":
+        raise SystemExit("the built artifact can be loaded on Linux hosts only")
+    twin = scratch / "python"
+    shutil.rmtree(twin, ignore_errors=True)
+    shutil.copytree(layer, twin, symlinks=True)
+    host = LambdaTarget(target.runtime, next(name for name, (m, _) in MACHINES.items() if m == machine))
+    subprocess.run(
+        [interpreter, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--root-user-action=ignore",
+         "--no-deps", "--upgrade", "--no-compile", "--target", str(twin), "--implementation", "cp",
+         "--python-version", target.python_version, *[arg for tag in host.pip_platforms for arg in ("--platform", tag)],
+         "--only-binary=:all:", *_binary_distributions(twin)],
+        check=True, capture_output=True, timeout=600,
+    )  # fmt: skip
+    return twin
 
 
 if __name__ == "__main__":

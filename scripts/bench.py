@@ -2,7 +2,9 @@
 
 (a) Cold import of functions/api/app.py against importing, alone, every third-party module that import
     pulls in (the list is read from sys.modules after importing the handler, not written by hand). Each
-    sample is a fresh interpreter with a Lambda-like environment; medians, goal <= 1.15x.
+    sample is a fresh interpreter with a Lambda-like environment; medians, goal <= 1.15x. Measured twice:
+    from source on this venv's Python, and as Lambda imports it, from what `make build` made (the built
+    function and layer, their .pyc, on the runtime's Python version; built first when missing).
 (b) Warm in-process latency of `tools/call help` through the deployed handler (Powertools decorators,
     Mangum, FastAPI, host guard, bearer auth on DynamoDB, dispatch) on moto's in-process mock, against
     a bare low-level MCP `Server` with one trivial tool behind the same FastAPI + per-request
@@ -53,7 +55,6 @@ LATENCY_GOAL = 1.30
 _LAMBDA_ENV = {
     "AWS_REGION": "us-east-1",
     "AWS_DEFAULT_REGION": "us-east-1",
-    "AWS_EXECUTION_ENV": "AWS_Lambda_python3.11",
     "AWS_LAMBDA_FUNCTION_NAME": "agent-workspace-ApiFunction-bench",
     "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": "1024",
     "AWS_LAMBDA_FUNCTION_VERSION": "$LATEST",
@@ -73,10 +74,57 @@ _LAMBDA_ENV = {
 }
 
 
-def lambda_env(tracing: bool) -> dict[str, str]:
+@dataclass(frozen=True)
+class ImportPath:
+    """Where (a) imports the handler from: an interpreter, the handler's file, and what sys.path holds."""
+
+    label: str
+    executable: str
+    handler_file: Path
+    runtime: str
+    only_paths: tuple[str, ...] = ()  # when set, sys.path is these and the standard library, as on Lambda
+
+    @property
+    def flags(self) -> list[str]:
+        return ["-I", "-S"] if self.only_paths else []
+
+    @property
+    def preamble(self) -> str:
+        if not self.only_paths:
+            return ""
+        return (
+            "import sys\n"
+            f"sys.path[:] = [*{list(self.only_paths)!r}, *(p for p in sys.path if p.startswith(sys.base_prefix))]\n"
+        )
+
+
+SOURCE = ImportPath(
+    "source", sys.executable, HANDLER_FILE, f"python{sys.version_info.major}.{sys.version_info.minor}"
+)
+
+
+def built_import_path() -> ImportPath:
+    """The artifact `make build` made, loaded the way Lambda loads it (building it first if it is missing)."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from artifact_check import BUILD_DIR, loadable_layer
+    from lambda_target import find_interpreter, lambda_target
+
+    if not (BUILD_DIR / "template.yaml").exists():
+        subprocess.run(["make", "build"], cwd=ROOT, check=True)
+    target = lambda_target()
+    interpreter = find_interpreter(target.python_version)
+    if interpreter is None:
+        raise SystemExit(f"python{target.python_version} is needed on this host to import the built artifact")
+    function = BUILD_DIR / "ApiFunction"
+    layer = loadable_layer(BUILD_DIR / "WorkspaceLayer" / "python", target, interpreter, BUILD_DIR.parent / "bench")
+    return ImportPath("built", interpreter, function / "app.py", target.runtime, (str(function), str(layer)))
+
+
+def lambda_env(tracing: bool, path: ImportPath = SOURCE) -> dict[str, str]:
     env = {key: os.environ[key] for key in ("PATH", "HOME", "LANG", "TMPDIR") if key in os.environ}
     env.update(_LAMBDA_ENV)
-    env["LAMBDA_TASK_ROOT"] = str(HANDLER_FILE.parent)
+    env["AWS_EXECUTION_ENV"] = f"AWS_Lambda_{path.runtime}"
+    env["LAMBDA_TASK_ROOT"] = str(path.handler_file.parent)
     if not tracing:
         env["POWERTOOLS_TRACE_DISABLED"] = "true"
     return env
@@ -84,9 +132,9 @@ def lambda_env(tracing: bool) -> dict[str, str]:
 
 # -- (a) cold import --------------------------------------------------------------------------
 
-_LOAD_HANDLER = f"""
+_LOAD_HANDLER = """
 import importlib.util, sys
-_spec = importlib.util.spec_from_file_location("lambda_handler", {str(HANDLER_FILE)!r})
+_spec = importlib.util.spec_from_file_location("lambda_handler", {handler_file!r})
 _module = importlib.util.module_from_spec(_spec)
 sys.modules["lambda_handler"] = _module
 _spec.loader.exec_module(_module)
@@ -121,9 +169,10 @@ for _name in json.loads({modules!r}):
 """
 
 
-def run_python(code: str, env: dict[str, str], *flags: str) -> subprocess.CompletedProcess[str]:
+def run_python(code: str, env: dict[str, str], *flags: str, path: ImportPath) -> subprocess.CompletedProcess[str]:
     done = subprocess.run(
-        [sys.executable, *flags, "-c", code], env=env, cwd=ROOT, capture_output=True, text=True, check=False
+        [path.executable, *path.flags, *flags, "-c", path.preamble + code],
+        env=env, cwd=ROOT, capture_output=True, text=True, check=False,
     )
     if done.returncode != 0:
         raise RuntimeError(f"child interpreter failed:\n{done.stderr}")
@@ -137,29 +186,32 @@ def tagged(output: str, tag: str) -> str:
     raise RuntimeError(f"no {tag} line in child output:\n{output}")
 
 
-def third_party_modules(env: dict[str, str]) -> list[str]:
-    return json.loads(
-        tagged(run_python(_LOAD_HANDLER + _LIST_THIRD_PARTY.format(first_party=FIRST_PARTY), env).stdout, "MODULES")
-    )
+def load_handler(path: ImportPath) -> str:
+    return _LOAD_HANDLER.format(handler_file=str(path.handler_file))
 
 
-def timed_import(code: str, env: dict[str, str]) -> tuple[float, float]:
+def third_party_modules(env: dict[str, str], path: ImportPath) -> list[str]:
+    code = load_handler(path) + _LIST_THIRD_PARTY.format(first_party=FIRST_PARTY)
+    return json.loads(tagged(run_python(code, env, path=path).stdout, "MODULES"))
+
+
+def timed_import(code: str, env: dict[str, str], path: ImportPath) -> tuple[float, float]:
     """(wall, CPU) seconds the child spent on `code`."""
-    wall, cpu = tagged(run_python(_TIMED.format(body=code), env).stdout, "ELAPSED").split()
+    wall, cpu = tagged(run_python(_TIMED.format(body=code), env, path=path).stdout, "ELAPSED").split()
     return float(wall), float(cpu)
 
 
-def split_import(deps_code: str, env: dict[str, str]) -> tuple[float, float]:
+def split_import(deps_code: str, env: dict[str, str], path: ImportPath) -> tuple[float, float]:
     """CPU seconds for the deps, then for the handler on top of them, in one interpreter."""
-    code = _TIMED.format(body=deps_code) + _TIMED.format(body=_LOAD_HANDLER)
-    output = run_python(code, env).stdout
+    code = _TIMED.format(body=deps_code) + _TIMED.format(body=load_handler(path))
+    output = run_python(code, env, path=path).stdout
     deps, handler = (float(line.split()[2]) for line in output.splitlines() if line.startswith("ELAPSED "))
     return deps, handler
 
 
-def import_breakdown(env: dict[str, str]) -> tuple[dict[str, float], Counter[str]]:
+def import_breakdown(env: dict[str, str], path: ImportPath) -> tuple[dict[str, float], Counter[str]]:
     """Self time (s) per origin and per top-level package, from one `-X importtime` run of the handler import."""
-    stderr = run_python(_LOAD_HANDLER, env, "-X", "importtime").stderr
+    stderr = run_python(load_handler(path), env, "-X", "importtime", path=path).stderr
     totals: Counter[str] = Counter()
     packages: Counter[str] = Counter()
     for line in stderr.splitlines():
@@ -196,21 +248,22 @@ class ImportFigures:
         return self.handler_wall / self.deps_wall
 
 
-def measure_imports(runs: int, tracing: bool) -> ImportFigures:
-    env = lambda_env(tracing)
-    modules = third_party_modules(env)
+def measure_imports(runs: int, tracing: bool, path: ImportPath = SOURCE) -> ImportFigures:
+    env = lambda_env(tracing, path)
+    modules = third_party_modules(env, path)
     deps_code = _IMPORT_ALL.format(modules=json.dumps(modules))
     handler_samples, deps_samples, splits = [], [], []
-    timed_import(_LOAD_HANDLER, env)  # first run pays for cold .pyc and page cache; not counted
-    timed_import(deps_code, env)
+    handler = load_handler(path)
+    timed_import(handler, env, path)  # first run pays for cold .pyc and page cache; not counted
+    timed_import(deps_code, env, path)
     for _ in range(runs):  # interleaved, so drift on the machine hits both sides alike
-        handler_samples.append(timed_import(_LOAD_HANDLER, env))
-        deps_samples.append(timed_import(deps_code, env))
-        splits.append(split_import(deps_code, env))
+        handler_samples.append(timed_import(handler, env, path))
+        deps_samples.append(timed_import(deps_code, env, path))
+        splits.append(split_import(deps_code, env, path))
     packages = sorted({name.partition(".")[0] for name in modules if not name.startswith("_")})
-    breakdown, heaviest = import_breakdown(env)
+    breakdown, heaviest = import_breakdown(env, path)
     return ImportFigures(
-        label="tracing on (as on Lambda)" if tracing else "tracing off",
+        label=f"{path.label} {path.runtime}, " + ("tracing on (as on Lambda)" if tracing else "tracing off"),
         handler=statistics.median(cpu for _, cpu in handler_samples),
         deps=statistics.median(cpu for _, cpu in deps_samples),
         handler_wall=statistics.median(wall for wall, _ in handler_samples),
@@ -909,18 +962,19 @@ def verdict(ratio: float, goal: float) -> str:
     return "meets goal" if ratio <= goal else "ABOVE goal"
 
 
-def report_imports(runs: int) -> None:
-    print(f"(a) cold import, median of {runs} fresh interpreters per side (goal <= {IMPORT_GOAL:.2f}x)")
-    imports = [measure_imports(runs, tracing=True), measure_imports(runs, tracing=False)]
-    header = f"{'environment':<28}{'clock':<6}{'handler':>10}{'deps alone':>12}{'ratio':>8}  {'':<11}3rd-party modules"
+def report_imports(runs: int, path: ImportPath = SOURCE) -> None:
+    where = f"{path.handler_file.parent.relative_to(ROOT)} on {path.executable}"
+    print(f"(a) cold import from {where}, median of {runs} fresh interpreters per side (goal <= {IMPORT_GOAL:.2f}x)")
+    imports = [measure_imports(runs, tracing=True, path=path), measure_imports(runs, tracing=False, path=path)]
+    header = f"{'environment':<44}{'clock':<6}{'handler':>10}{'deps alone':>12}{'ratio':>8}  {'':<11}3rd-party modules"
     print(f"    {header}")
     for fig in imports:
         print(
-            f"    {fig.label:<28}{'CPU':<6}{fig.handler * 1e3:>8.1f}ms{fig.deps * 1e3:>10.1f}ms{fig.ratio:>7.2f}x  "
+            f"    {fig.label:<44}{'CPU':<6}{fig.handler * 1e3:>8.1f}ms{fig.deps * 1e3:>10.1f}ms{fig.ratio:>7.2f}x  "
             f"{verdict(fig.ratio, IMPORT_GOAL):<11}{fig.module_count}"
         )
         print(
-            f"    {'':<28}{'wall':<6}{fig.handler_wall * 1e3:>8.1f}ms{fig.deps_wall * 1e3:>10.1f}ms"
+            f"    {'':<44}{'wall':<6}{fig.handler_wall * 1e3:>8.1f}ms{fig.deps_wall * 1e3:>10.1f}ms"
             f"{fig.wall_ratio:>7.2f}x  {verdict(fig.wall_ratio, IMPORT_GOAL)}"
         )
     for fig in imports:
@@ -1124,7 +1178,9 @@ def main() -> int:
     print(f"Python {sys.version.split()[0]} on {sys.platform}; handler {HANDLER_FILE.relative_to(ROOT)}")
     if "a" in args.sections:
         print()
-        report_imports(runs)
+        report_imports(runs, SOURCE)
+        print()
+        report_imports(runs, built_import_path())
     if "b" in args.sections:
         print()
         report_latency(calls, warmup)

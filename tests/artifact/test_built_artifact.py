@@ -142,3 +142,20 @@ def test_the_built_schedule_and_events_handlers_answer_their_sample_events(built
 def test_the_load_check_ran_the_real_binaries_where_the_host_can(built, loadable_layer):
     """On an arm64 host the load check imports the very layer that ships; elsewhere only its binaries differ."""
     assert (loadable_layer == built.layer) == (platform.machine() == built.target.machine)
+
+
+
+def test_each_function_has_memory_for_its_measured_peak_and_not_many_times_more(built, loadable_layer, loaded_api,
+                                                                               runtime):
+    """Lambda bills memory x time: room for the measured peak (plus the runtime's own, and a 6 MB body's
+    copies for the API), but not the flat 1024 MB every function had."""
+    _, api = loaded_api
+    _, schedule = invoke_built(built, loadable_layer, "schedule", runtime, [_event("schedule_fired.json")])
+    _, events = invoke_built(built, loadable_layer, "events", runtime, [_event("sqs_event_published.json")])
+    template = load_template(built.root / "template.yaml")
+    for logical_id, facts in [("ApiFunction", api), ("ScheduleFunction", schedule), ("EventsFunction", events)]:
+        memory = template["Resources"][logical_id]["Properties"].get(
+            "MemorySize", template["Globals"]["Function"].get("MemorySize", 128)
+        )
+        peak = facts["peak_rss_mb"]
+        assert 1.5 * peak <= memory <= 4 * peak, (logical_id, memory, peak)

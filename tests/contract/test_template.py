@@ -48,13 +48,16 @@ def test_events_queue_has_a_dead_letter_queue():
     assert queue["RedrivePolicy"]["deadLetterTargetArn"] == {"Fn::GetAtt": "EventsDeadLetterQueue.Arn"}
 
 
-def test_no_policy_grants_a_wildcard_resource():
+def test_no_policy_grants_a_wildcard_resource_but_x_ray_traces():
+    """X-Ray's PutTraceSegments and PutTelemetryRecords have no resource-level permissions; nothing else may use *."""
+
     def walk(node):
         if isinstance(node, dict):
-            for key, value in node.items():
-                if key == "Resource":
-                    resources = value if isinstance(value, list) else [value]
-                    assert "*" not in resources
+            if "Resource" in node:
+                resources = node["Resource"] if isinstance(node["Resource"], list) else [node["Resource"]]
+                if "*" in resources:
+                    assert node["Action"] == ["xray:PutTraceSegments", "xray:PutTelemetryRecords"], node
+            for value in node.values():
                 walk(value)
         elif isinstance(node, list):
             for item in node:
@@ -63,8 +66,73 @@ def test_no_policy_grants_a_wildcard_resource():
     walk(TEMPLATE["Resources"])
 
 
+FUNCTIONS = ["ApiFunction", "ScheduleFunction", "EventsFunction"]
+
+
+def test_every_function_logs_json_to_its_own_group_kept_for_the_retention_parameter():
+    assert TEMPLATE["Parameters"]["LogRetentionDays"]["Default"] == 30
+    for function in FUNCTIONS:
+        logging = resource_properties(TEMPLATE, function)["LoggingConfig"]
+        assert logging["LogFormat"] == "JSON"
+        group = TEMPLATE["Resources"][logging["LogGroup"]["Ref"]]
+        assert group["Type"] == "AWS::Logs::LogGroup"
+        assert group["Properties"]["RetentionInDays"] == {"Ref": "LogRetentionDays"}
+
+
+def _alarms() -> list[dict]:
+    return [r["Properties"] for r in TEMPLATE["Resources"].values() if r["Type"] == "AWS::CloudWatch::Alarm"]
+
+
+def _alarmed(namespace: str, metric: str) -> list[dict]:
+    return [alarm for alarm in _alarms() if (alarm.get("Namespace"), alarm.get("MetricName")) == (namespace, metric)]
+
+
+def test_alarms_watch_both_dead_letter_queues_every_functions_errors_and_throttles_and_table_throttling():
+    queues = [a["Dimensions"][0]["Value"] for a in _alarmed("AWS/SQS", "ApproximateNumberOfMessagesVisible")]
+    assert sorted(q["Fn::GetAtt"] for q in queues) == ["EventsDeadLetterQueue.QueueName",
+                                                      "ScheduleDeadLetterQueue.QueueName"]
+    for metric in ("Errors", "Throttles"):
+        watched = sorted(a["Dimensions"][0]["Value"]["Ref"] for a in _alarmed("AWS/Lambda", metric))
+        assert watched == sorted(FUNCTIONS), metric
+    table = [a for a in _alarms() if "Metrics" in a]
+    metrics = {m["MetricStat"]["Metric"]["MetricName"] for a in table for m in a["Metrics"] if "MetricStat" in m}
+    assert metrics == {"ReadThrottleEvents", "WriteThrottleEvents"}
+    for alarm in _alarms():
+        assert alarm["AlarmActions"] == [{"Ref": "AlarmTopic"}]
+        assert alarm["TreatMissingData"] == "notBreaching"
+
+
+def test_the_alarm_topic_mails_the_optional_address():
+    subscription = TEMPLATE["Resources"]["AlarmEmailSubscription"]
+    assert subscription["Condition"] == "HasAlarmEmail"
+    assert subscription["Properties"]["Endpoint"] == {"Ref": "AlarmEmail"}
+    assert TEMPLATE["Parameters"]["AlarmEmail"]["Default"] == ""
+
+
+def test_the_api_function_is_capped_snapstarted_and_served_from_its_published_alias():
+    api = resource_properties(TEMPLATE, "ApiFunction")
+    cap = api["ReservedConcurrentExecutions"]["Fn::If"]
+    assert cap[:2] == ["CapsApiConcurrency", {"Ref": "ApiReservedConcurrency"}]
+    assert api["SnapStart"] == {"ApplyOn": {"Ref": "ApiSnapStart"}}
+    assert TEMPLATE["Parameters"]["ApiSnapStart"]["Default"] == "PublishedVersions"
+    assert api["AutoPublishAlias"] == "live"  # SAM then points the Function URL at the alias
+
+
+def test_what_deleting_the_stack_keeps_is_explicit():
+    resources = TEMPLATE["Resources"]
+    assert resources["WorkspaceTable"]["Properties"]["DeletionProtectionEnabled"] is True
+    for logical_id in ("WorkspaceTable", "AttachmentsBucket", "EventsDeadLetterQueue", "ScheduleDeadLetterQueue"):
+        assert resources[logical_id]["DeletionPolicy"] == "Retain", logical_id
+    for logical_id in ("EventsQueue",):
+        assert resources[logical_id]["DeletionPolicy"] == "Delete", logical_id
+
+
+def test_a_failed_event_message_is_retried_within_minutes():
+    assert resource_properties(TEMPLATE, "EventsQueue")["VisibilityTimeout"] <= 600
+
+
 def _timeout(function: str) -> int:
-    return resource_properties(TEMPLATE, function).get("Timeout", TEMPLATE["Globals"]["Function"]["Timeout"])
+    return resource_properties(TEMPLATE, function).get("Timeout", TEMPLATE["Globals"]["Function"].get("Timeout", 3))
 
 
 def test_events_consumer_reports_partial_batch_failures_and_the_queue_outwaits_it():
