@@ -14,6 +14,7 @@ import pytest
 from artifact_check import artifact_problems, elf_files, elf_problems
 from lambda_target import LambdaTarget
 
+from agent_workspace.local.gate import CREDENTIALS
 from agent_workspace.local.template import load_template
 from tests.support import FUNCTION_NAMES, ROOT, function_environment
 
@@ -31,7 +32,7 @@ def invoke_built(built, layer: Path, folder: str, runtime, events: list[dict]) -
     """Every event through the built handler of `folder`, in one warm process; (answers, interpreter facts)."""
     env = {
         **function_environment(folder, runtime),
-        "AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local", "AWS_SESSION_TOKEN": "local",
+        **CREDENTIALS,  # the session's moto answers only requests signed with this process's secret
         "POWERTOOLS_SERVICE_NAME": "agent-workspace", "POWERTOOLS_METRICS_NAMESPACE": "AgentWorkspace",
         "POWERTOOLS_TRACE_DISABLED": "true", "POWERTOOLS_METRICS_DISABLED": "true",
         "PYTHONDONTWRITEBYTECODE": "1", "LANG": "C.UTF-8",

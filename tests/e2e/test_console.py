@@ -284,6 +284,35 @@ def test_a_new_workspace_s_agent_asks_and_the_human_answers_in_the_page(live, se
     assert (task["title"], task["assignee"], task["createdBy"]) == ("Ship the release", "human", "agent")
 
 
+def test_a_question_s_pattern_is_checked_by_the_server_not_by_the_page(live, seeded, console):
+    """The agent's pattern never reaches the page's regex engine, which has no time limit (a catastrophic pattern
+    would freeze the tab at each keystroke): the server checks it in its bounded engine, and the alert names the
+    field."""
+    page = console
+    sign_in(page, live, seeded.human_token)
+    schema = {
+        "type": "object",
+        "properties": {"code": {"type": "string", "title": "Code", "pattern": "^(a|aa)+$"}},
+        "required": ["code"],
+    }
+    asking = ask(
+        live.url, seeded.agent_token, "Enter the code", message="Which code?", mode="form", requestedSchema=schema
+    )
+    question = page.get_by_role("article", name="Which code?")
+    expect(question).to_be_visible(timeout=WAIT_MS)
+    code = question.get_by_role("textbox", name="Code")
+    expect(code).not_to_have_attribute("pattern", re.compile(".*"))
+    code.fill("a" * 40 + "!")
+    question.get_by_role("button", name="Submit answer").click()
+    alert = page.get_by_role("alert")
+    expect(alert).to_contain_text("content.code: the pattern '^(a|aa)+$' takes too long to evaluate")
+    expect(alert).to_contain_text("422")
+    code.fill("aaaa")
+    question.get_by_role("button", name="Submit answer").click()
+    _, answer = asking.result()
+    assert answer == {"action": "accept", "content": {"code": "aaaa"}}
+
+
 def test_a_site_tool_call_waits_for_allow_once_in_the_page(live, seeded, console):
     page = console
     sign_in(page, live, seeded.human_token)

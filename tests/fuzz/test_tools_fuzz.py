@@ -30,6 +30,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from agent_workspace.domain.models import Actor
+from agent_workspace.domain.text import echo
 from agent_workspace.domain.tokens import hash_token
 from agent_workspace.local.stack import local_runtime, seed
 from agent_workspace.mcp_server.dispatch import HELP_TOOL, ToolOutcome
@@ -401,7 +402,7 @@ def assert_tool_answer(tool: str, arguments: dict[str, Any], outcome: ToolOutcom
     elif tool == HELP_TOOL:
         prefix = f"{HELP_TOOL}: "
     elif (served := REGISTRY.tool(tool)) is None:
-        prefix = f"unknown tool '{tool}'; tools: {', '.join(REGISTRY.tool_names)}, {HELP_TOOL}"
+        prefix = f"unknown tool '{echo(tool)}'; tools: {', '.join(REGISTRY.tool_names)}, {HELP_TOOL}"
     else:
         requested = arguments.get("action")
         if isinstance(requested, str) and served.action(requested) is not None:

@@ -9,12 +9,17 @@ import anyio
 import httpx
 import pytest
 
+from agent_workspace.domain.clock import iso
+from agent_workspace.domain.elicitations import Elicitation
+from agent_workspace.domain.ids import new_id
+from agent_workspace.domain.tasks import Message
 from agent_workspace.domain.tokens import hash_token
 from agent_workspace.local.stack import seed
 from agent_workspace.mcp_server.dispatch import dispatch
 from agent_workspace.mcp_server.registry import Call
 from agent_workspace.services import accounts
 from agent_workspace.tools import REGISTRY
+from tests.outbound import SECRET, outbound
 from tests.support import mcp_client, text_of
 
 pytestmark = pytest.mark.anyio
@@ -191,6 +196,15 @@ async def test_timeout_returns_cancel_close_to_the_requested_time_and_expires_th
         ({"message": "q", "mode": "url", "url": "ftp://x"}, "url must be an http(s) link"),
         ({"mode": "url", "url": "https://x"}, "missing required field 'message'"),
         ({"message": "q", "mode": "chat"}, "field 'mode'"),
+        # mode may be left out (requestedSchema means a form, url a link), but never contradicted
+        ({"message": "q"}, "requestedSchema (a form) or url (a link)"),
+        ({"message": "q", "requestedSchema": BRANCH, "url": "https://x.example"}, "requestedSchema and url"),
+        (
+            {"message": "q", "mode": "form", "requestedSchema": BRANCH, "url": "https://x.example"},
+            "requestedSchema and url",
+        ),
+        ({"message": "q", "mode": "url", "requestedSchema": BRANCH}, "url mode needs url, not requestedSchema"),
+        ({"message": "q", "mode": "form", "url": "https://x.example"}, "form mode needs requestedSchema, not url"),
     ],
 )
 async def test_bad_questions_are_refused_before_anything_is_asked(live, runtime, seeded, payload, expected):
@@ -198,6 +212,22 @@ async def test_bad_questions_are_refused_before_anything_is_asked(live, runtime,
     text, is_error, _ = await elicit(live, seeded.agent_token, taskId=task_id, **payload)
     assert is_error and text.startswith("task elicit:") and expected in text, text
     assert pending(live, seeded) == []
+
+
+@pytest.mark.parametrize(
+    ("fields", "mode"), [({"requestedSchema": BRANCH}, "form"), ({"url": "https://example.com/approve"}, "url")]
+)
+async def test_a_question_without_mode_takes_it_from_its_fields(runtime, seeded, fields, mode):
+    runtime.settings = runtime.settings.model_copy(update={"agent_wait_seconds": 0.2})
+    task_id = create_task(runtime, seeded)
+    principal = runtime.accounts.resolve_token(hash_token(seeded.agent_token))
+    call = Call(principal, runtime, "req", deadline=time.monotonic() + 10)
+    payload = {"taskId": task_id, "message": "Which branch?", **fields}
+    outcome = await dispatch(REGISTRY, call, "task", {"action": "elicit", "payload": payload})
+    assert not outcome.is_error, outcome.text
+    assert json.loads(outcome.text)["action"] == "pending"
+    [question] = runtime.elicitations.list_by_status(seeded.workspace_id, "pending")
+    assert question.mode == mode
 
 
 async def test_a_wait_longer_than_the_invocation_returns_pending_and_resumes_on_the_same_question(runtime, seeded):
@@ -358,3 +388,124 @@ async def test_only_the_workspaces_own_human_sees_or_answers_its_questions(live,
         )
     assert result.is_error and "no question" in text_of(result)
     assert [q["id"] for q in pending(live, seeded)] == [question.id]
+
+
+# -- issue 15: schemas that refer outside, catastrophic patterns, sizes the store cannot take ---------------------
+
+
+@pytest.fixture
+def reach(tmp_path, monkeypatch):
+    with outbound(tmp_path, monkeypatch) as reached:
+        yield reached
+
+
+def branch_with(**keywords) -> dict:
+    return {"type": "object", "properties": {"branch": {"type": "string", **keywords}}, "required": ["branch"]}
+
+
+def form_question(task_id: str, schema: dict) -> dict:
+    """An elicit payload that waits 3 s at most, should the server take a schema it must refuse."""
+    return {"taskId": task_id, "message": "Which?", "mode": "form", "requestedSchema": schema, "timeoutSeconds": 3}
+
+
+def stored_question(runtime, seeded, schema: dict) -> str:
+    """A question as the server stored it before it checked schemas: straight into the store."""
+    now = runtime.clock()
+    question = Elicitation(
+        id=new_id(),
+        workspace_id=seeded.workspace_id,
+        task_id=create_task(runtime, seeded),
+        message="Which branch?",
+        mode="form",
+        status="pending",
+        created_at=iso(now),
+        expires_at=iso(now + timedelta(minutes=5)),
+        requested_schema=schema,
+    )
+    line = Message(new_id(), "agent", "Which branch?", question.created_at, kind="question")
+    runtime.elicitations.create(question, line)
+    return question.id
+
+
+def asked(runtime, seeded, schema: dict) -> str:
+    from agent_workspace.services.elicitations import ask
+    from agent_workspace.services.tasks import Actor
+
+    principal = runtime.accounts.resolve_token(hash_token(seeded.agent_token))
+    return ask(runtime, Actor.of(principal), create_task(runtime, seeded), "Which branch?", "form", schema, None, 60).id
+
+
+@pytest.mark.parametrize("form_of_ref", ["http", "https", "never answers", "file", "data", "relative"])
+async def test_a_question_whose_schema_refers_outside_is_refused_naming_it_and_nothing_is_read(
+    live, runtime, seeded, reach, form_of_ref
+):
+    task_id = create_task(runtime, seeded)
+    schema = branch_with(**{"$ref": reach.refs()[form_of_ref]})
+    with anyio.fail_after(15):
+        text, is_error, _ = await elicit(live, seeded.agent_token, **form_question(task_id, schema))
+    assert is_error, text
+    assert text.startswith("task elicit: requestedSchema.properties.branch.$ref must refer within the schema"), text
+    assert reach.touched == 0 and pending(live, seeded) == []
+
+
+@pytest.mark.parametrize("form_of_ref", ["http", "never answers", "file", "data"])
+async def test_answering_a_question_stored_with_an_outside_reference_is_422_naming_it_and_reads_nothing(
+    live, runtime, seeded, reach, form_of_ref
+):
+    question_id = stored_question(runtime, seeded, branch_with(**{"$ref": reach.refs()[form_of_ref]}))
+    response = answer(live, seeded, question_id, {"action": "accept", "content": {"branch": "main"}})
+    assert response.status_code == 422, response.text  # it was a 500, after fetching
+    detail = response.json()["detail"]
+    assert detail.startswith("requestedSchema.properties.branch.$ref must refer within the schema"), detail
+    assert SECRET not in detail and reach.touched == 0
+    assert [q["id"] for q in pending(live, seeded)] == [question_id]  # still open: the human can decline it
+    assert answer(live, seeded, question_id, {"action": "decline"}).status_code == 200
+
+
+async def test_answering_a_question_stored_with_a_loop_is_422_naming_it(live, runtime, seeded):
+    looping = {**branch_with(), "allOf": [{"$ref": "#"}]}
+    question_id = stored_question(runtime, seeded, looping)
+    response = answer(live, seeded, question_id, {"action": "accept", "content": {"branch": "main"}})
+    assert response.status_code == 422, response.text  # it was a RecursionError: 500
+    assert response.json()["detail"].startswith("requestedSchema.allOf[0].$ref refers back"), response.text
+
+
+@pytest.mark.parametrize(
+    ("pattern", "value", "says"),
+    [
+        ("^(a+)+$", "a" * 26 + "!", "does not match"),  # the issue's: 3 s in `re`, doubling per 'a'
+        ("^(a|aa)+$", "a" * 40 + "!", "takes too long to evaluate"),  # slow in any backtracking engine
+    ],
+)
+async def test_a_catastrophic_pattern_answers_the_human_within_seconds_naming_the_field(
+    live, runtime, seeded, pattern, value, says
+):
+    question_id = asked(runtime, seeded, branch_with(pattern=pattern))
+    started = time.monotonic()
+    response = answer(live, seeded, question_id, {"action": "accept", "content": {"branch": value}})
+    assert time.monotonic() - started < 2
+    assert response.status_code == 422, response.text
+    assert response.json()["detail"].startswith("content.branch: ") and says in response.json()["detail"]
+
+
+async def test_a_pattern_the_bounded_engine_cannot_take_is_refused_when_asked(live, runtime, seeded):
+    task_id = create_task(runtime, seeded)
+    huge = branch_with(pattern="(?:a{9999}){999}")
+    text, is_error, _ = await elicit(live, seeded.agent_token, **form_question(task_id, huge))
+    assert is_error, text
+    assert text.startswith("task elicit: requestedSchema.properties.branch.pattern is too large once"), text
+
+
+async def test_a_500_kb_description_or_answer_is_refused_naming_the_field_not_an_internal_error(live, runtime, seeded):
+    task_id = create_task(runtime, seeded)
+    described = branch_with(description="d" * 500_000)
+    text, is_error, _ = await elicit(live, seeded.agent_token, **form_question(task_id, described))
+    assert is_error and text.startswith("task elicit: requestedSchema takes 500,"), text
+    text, is_error, _ = await elicit(live, seeded.agent_token, **form_question(task_id, branch_with(maxLength=10**40)))
+    assert is_error and text.startswith("task elicit: requestedSchema.properties.branch.maxLength is a number"), text
+    question_id = asked(runtime, seeded, BRANCH)
+    content = {"branch": "main", "notes": "n" * 500_000}
+    response = answer(live, seeded, question_id, {"action": "accept", "content": content})
+    assert response.status_code == 422, response.text
+    assert response.json()["detail"].startswith("content takes 500,"), response.text
+    assert answer(live, seeded, question_id, {"action": "accept", "content": {"branch": "main"}}).status_code == 200

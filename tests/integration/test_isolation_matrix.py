@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import anyio
 import httpx
 import pytest
 from fastapi.routing import APIRoute, iter_route_contexts
@@ -222,7 +223,7 @@ def build_world(rt: Runtime, http: httpx.Client) -> World:
         ],
     )
     running = site_tools.start_call(rt, agent, task.id, SITE, "victim_read", {"q": f"{SECRET} running"})
-    assert [c["id"] for c in site_tools.poll_calls(rt, account_a, 0)] == [running.id]
+    assert [c["id"] for c in anyio.run(site_tools.poll_calls, rt, account_a, 0)] == [running.id]
     queued = site_tools.start_call(rt, agent, task.id, SITE, "victim_read", {"q": f"{SECRET} queued"})
     pending = site_tools.start_call(rt, agent, task.id, SITE, "victim_write", {"q": f"{SECRET} pending"})
     assert (queued.status, pending.status) == ("queued", "pending")

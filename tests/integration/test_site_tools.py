@@ -18,14 +18,19 @@ import anyio
 import httpx
 import pytest
 
-from agent_workspace.domain.site_tools import RESULT_BYTES_MAX, THIRD_PARTY_NOTICE
+from agent_workspace.domain.clock import iso
+from agent_workspace.domain.errors import PayloadError
+from agent_workspace.domain.patterns import Deadline
+from agent_workspace.domain.site_tools import RESULT_BYTES_MAX, THIRD_PARTY_NOTICE, Site, SiteTool
 from agent_workspace.domain.tokens import hash_token
 from agent_workspace.local.stack import seed
 from agent_workspace.mcp_server.dispatch import dispatch
 from agent_workspace.mcp_server.registry import Call
 from agent_workspace.services import accounts
+from agent_workspace.services import site_tools as site_tools_service
 from agent_workspace.tools import REGISTRY
 from tests import support
+from tests.outbound import SECRET, outbound
 from tests.support import mcp_client
 
 pytestmark = pytest.mark.anyio
@@ -1062,3 +1067,129 @@ async def test_arguments_with_numbers_dynamodb_cannot_hold_are_not_an_internal_e
             "call", taskId=task_id, site=GITHUB, tool="search_issues", arguments={"query": "x", "limit": 10**40}
         )
     assert "internal error" not in text, text
+
+
+# -- issue 15: schemas that refer outside, catastrophic patterns, and a search bounded as a whole ----------------
+
+
+@pytest.fixture
+def reach(tmp_path, monkeypatch):
+    with outbound(tmp_path, monkeypatch) as reached:
+        yield reached
+
+
+def city_refers_to(ref: str) -> dict:
+    return {"type": "object", "properties": {"city": {"$ref": ref}}, "required": ["city"]}
+
+
+def lookup_site(schema: dict) -> dict:
+    tool = {"name": "lookup", "description": "Look a city up", "inputSchema": schema, "annotations": READ_ONLY}
+    return {"origin": WEATHER, "title": "Weather", "tools": [tool]}
+
+
+@pytest.mark.parametrize("form_of_ref", ["http", "https", "never answers", "file", "data", "relative"])
+async def test_a_reported_tool_whose_schema_refers_outside_is_refused_422_naming_it_and_nothing_is_read(
+    live, seeded, browser, agent, reach, form_of_ref
+):
+    browser(polling=False)
+    body = {"sites": [lookup_site(city_refers_to(reach.refs()[form_of_ref]))]}
+    response = httpx.put(
+        f"{live.url}/api/bridge/sites", json=body, headers={"authorization": f"Bearer {seeded.human_token}"}, timeout=10
+    )
+    assert response.status_code == 422, response.text
+    detail = response.json()["detail"]
+    assert detail.startswith("sites[0].tools[0].inputSchema.properties.city.$ref must refer within the schema"), detail
+    assert reach.touched == 0
+    assert await agent.ok("search") == LISTED  # the earlier report stands
+
+
+@pytest.mark.parametrize("form_of_ref", ["http", "never answers", "file", "data"])
+async def test_a_tool_stored_with_an_outside_reference_fails_the_call_naming_it_and_reads_nothing(
+    agent, runtime, seeded, reach, form_of_ref
+):
+    schema = city_refers_to(reach.refs()[form_of_ref])
+    stored = Site(WEATHER, "Weather", (SiteTool("lookup", "Look a city up", schema, READ_ONLY),), "")
+    runtime.site_tools.replace_sites(seeded.account_id, [stored], iso(runtime.clock()))  # as stored before the checks
+    task_id = await agent.create_task()
+    with anyio.fail_after(10):
+        text, is_error = await agent("call", taskId=task_id, site=WEATHER, tool="lookup", arguments={"city": "Oslo"})
+    assert is_error, text
+    assert text.startswith("siteTools call: inputSchema.properties.city.$ref must refer within the schema"), text
+    assert SECRET not in text and reach.touched == 0
+
+
+async def test_a_tool_whose_schema_loops_is_refused_when_reported_and_when_called(
+    live, seeded, browser, runtime, agent
+):
+    browser(polling=False)
+    looping = {"type": "object", "properties": {"city": {"type": "string"}}, "allOf": [{"$ref": "#"}]}
+    response = httpx.put(
+        f"{live.url}/api/bridge/sites",
+        json={"sites": [lookup_site(looping)]},
+        headers={"authorization": f"Bearer {seeded.human_token}"},
+    )
+    assert response.status_code == 422, response.text
+    detail = response.json()["detail"]
+    assert detail.startswith("sites[0].tools[0].inputSchema.allOf[0].$ref refers back"), detail
+    stored = Site(WEATHER, "Weather", (SiteTool("lookup", "", looping, READ_ONLY),), "")
+    runtime.site_tools.replace_sites(seeded.account_id, [stored], iso(runtime.clock()))
+    task_id = await agent.create_task()
+    text, is_error = await agent("call", taskId=task_id, site=WEATHER, tool="lookup", arguments={"city": "Oslo"})
+    assert is_error and text.startswith("siteTools call: inputSchema.allOf[0].$ref refers back"), text
+
+
+async def test_a_catastrophic_pattern_in_a_tool_s_schema_fails_the_call_within_seconds_naming_the_argument(
+    agent, browser
+):
+    browser(sites=[lookup_site({"type": "object", "properties": {"city": {"type": "string", "pattern": "^(a|aa)+$"}}})])
+    task_id = await agent.create_task()
+    started = time.monotonic()
+    arguments = {"city": "a" * 40 + "!"}
+    text, is_error = await agent("call", taskId=task_id, site=WEATHER, tool="lookup", arguments=arguments)
+    assert time.monotonic() - started < 3  # Python's `re` takes minutes
+    assert is_error, text
+    assert text.startswith("siteTools call: arguments.city: the pattern '^(a|aa)+$' takes too long to evaluate"), text
+
+
+def many_sites(description: str) -> list[dict]:
+    """10 sites of 100 tools: the most tools a search may have to read a pattern over, times five."""
+    return [
+        {
+            "origin": f"https://site{i}.example",
+            "title": f"Site {i}",
+            "tools": [{"name": f"tool_{j}", "description": description} for j in range(100)],
+        }
+        for i in range(10)
+    ]
+
+
+async def test_one_deadline_bounds_a_pattern_search_over_every_tool_not_each_tool(runtime, seeded):
+    site_tools_service.report_sites(runtime, seeded.account_id, many_sites("Looks something up"))
+    reads: list[int] = []
+
+    def clock() -> int:  # in ms: read as the search starts, then before each evaluation, each taking 10 ms
+        reads.append(len(reads) * 10)
+        return reads[-1]
+
+    with pytest.raises(PayloadError) as refused:
+        site_tools_service.search(runtime, seeded.account_id, None, "tool", deadline=Deadline(500, clock=clock))
+    assert refused.value.message == "pattern takes too long to evaluate; use a simpler one"
+    assert refused.value.field == "pattern"
+    assert len(reads) == 51  # the start, 49 evaluations, and the 50th finding 500 ms gone: not 1,000 evaluations
+    found = site_tools_service.search(runtime, seeded.account_id, None, "^tool_7\\n")  # a real clock: time enough
+    assert [tool["name"] for site in found["sites"] for tool in site["tools"]] == ["tool_7"] * 10
+
+
+async def test_a_pattern_slow_on_every_tool_answers_within_seconds_not_seconds_per_tool(agent, browser):
+    browser(sites=many_sites("a" * 22 + "!"), polling=False)  # ~30 ms per tool: under one evaluation's limit
+    started = time.monotonic()
+    text, is_error = await agent("search", pattern="(a|aa)+$")
+    assert time.monotonic() - started < 3  # 1,000 tools of 30 ms each took 30 s
+    assert is_error and text == "siteTools search: pattern takes too long to evaluate; use a simpler one", text
+
+
+async def test_a_search_pattern_that_would_take_gigabytes_to_compile_is_refused(agent, browser):
+    browser(polling=False)
+    text, is_error = await agent("search", pattern="(?:a{9999}){999}")  # 16 characters; 2.7 GB in `regex`
+    assert is_error, text
+    assert text.startswith("siteTools search: pattern is too large once its repeats are unrolled"), text

@@ -121,6 +121,27 @@ async def test_an_unstarted_claim_expires_after_the_lease_and_the_task_returns_t
         assert reclaimed["claim"]["claimedAt"] == "2026-12-01T09:30:01.000Z"
 
 
+async def test_a_dequeued_task_set_back_to_notstarted_goes_straight_back_to_the_queue(live, runtime, seeded):
+    other = accounts.issue_token(runtime.accounts, TokenKind.AGENT, seeded.account_id, seeded.workspace_id)
+    async with mcp_client(live.url, seeded.agent_token) as first, mcp_client(live.url, other.token) as second:
+        giving_up, taking_over = Agent(first), Agent(second)
+        task_id = await giving_up.create(title="t", body="b")
+        assert (await giving_up.get())["id"] == task_id
+        assert (await taking_over("task", "get"))[0] == "null"  # claimed
+
+        text, is_error = await giving_up("task", "updateStatus", taskId=task_id, status="notstarted")
+        assert (text, is_error) == (f"task {task_id} status set to notstarted", False)
+        assert "claim" not in await giving_up.get(taskId=task_id)
+
+        handed_on = await taking_over.get()  # at once, not when the 30-minute lease runs out
+        assert handed_on["id"] == task_id and handed_on["claim"]["tokenId"] == other.record.id
+        assert (await giving_up("task", "get"))[0] == "null"
+        stored = runtime.tasks.get(seeded.workspace_id, task_id)
+        assert [h["status"] for h in stored.history] == ["notstarted"]  # no status changed
+        counts = runtime.accounts.get_workspace(seeded.account_id, seeded.workspace_id).task_counts
+        assert counts["notstarted"] == 1
+
+
 # -- conversation and attachments ---------------------------------------------------------------
 
 

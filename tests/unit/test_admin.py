@@ -5,9 +5,10 @@ import logging
 import pytest
 
 from agent_workspace.admin import EXIT_BAD_INPUT, EXIT_OK, main
-from agent_workspace.domain.tokens import TokenKind, hash_token
+from agent_workspace.domain.errors import Conflict
+from agent_workspace.domain.tokens import HUMAN_TOKENS_PER_ACCOUNT, TokenKind, hash_token
 from agent_workspace.runtime import Runtime
-from agent_workspace.services.accounts import create_workspace
+from agent_workspace.services.accounts import create_workspace, issue_token
 
 _NOWHERE = "http://127.0.0.1:9"
 
@@ -93,6 +94,23 @@ def test_create_human_token_mints_another_token_for_the_same_account(runtime, mo
     assert principal.token_id == second["Token id"]
     # The first token still works: minting another revokes nothing.
     assert runtime.accounts.resolve_token(hash_token(first["Human token"])) is not None
+
+
+def test_create_human_token_still_mints_at_the_accounts_cap_so_an_operator_can_recover_it(
+    runtime, moto_endpoint, capsys
+):
+    admin(runtime, moto_endpoint, "create-account", "--title", "Acme")
+    account_id = printed(capsys.readouterr().out)["Account id"]
+    for _ in range(HUMAN_TOKENS_PER_ACCOUNT - 1):
+        issue_token(runtime.accounts, TokenKind.HUMAN, account_id, None)
+    with pytest.raises(Conflict):  # over REST, the cap holds
+        issue_token(runtime.accounts, TokenKind.HUMAN, account_id, None)
+
+    code = admin(runtime, moto_endpoint, "create-human-token", "--account-id", account_id)
+
+    assert code == EXIT_OK
+    assert runtime.accounts.resolve_token(hash_token(printed(capsys.readouterr().out)["Human token"])) is not None
+    assert len(runtime.accounts.list_tokens(account_id, None)) == HUMAN_TOKENS_PER_ACCOUNT + 1
 
 
 def test_tokens_go_to_stdout_only_and_never_to_the_log(runtime, moto_endpoint, capsys, caplog):

@@ -181,6 +181,7 @@ async def test_an_unexpected_exception_becomes_a_safe_tool_error_with_a_referenc
     assert "secret" not in outcome.text and "line 3" not in outcome.text
     record = json.loads(logged.getvalue().splitlines()[-1])
     assert (record["message"], record["tool"], record["action"]) == ("tool action failed", "task", "updateStatus")
+    assert record["ref"] == "req-42", "the ref the agent reports finds its record"
     assert "PAYLOAD-SECRET" not in logged.getvalue()
 
 

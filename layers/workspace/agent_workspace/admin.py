@@ -135,7 +135,8 @@ def _create_human_token(store: AccountStore, account_id: str) -> int:
         raise BadInput(
             f"--account-id {account_id!r} is not an account id (11 base62 characters, as create-account printed it)"
         )
-    issued = accounts.issue_token(store, TokenKind.HUMAN, account_id, None)
+    # Past the cap too: this is how an account whose tokens are all lost is recovered.
+    issued = accounts.issue_token(store, TokenKind.HUMAN, account_id, None, beyond_cap=True)
     print(f"Account id:   {account_id}")
     print(f"Token id:     {issued.record.id}")
     print(f"Human token:  {issued.token}")

@@ -6,14 +6,18 @@ per invocation (anyio stops its idle workers when each invocation's loop run end
 
 A long wait (an `elicit`, a bridge long-poll) keeps a Lambda billing for as long as it lasts, and
 a client that gives up first (the TypeScript MCP SDK does at 60 s) leaves it waiting for nobody:
-each wait is therefore cut at a configured cap, after which the caller is told to come back.
+each wait is therefore cut at a configured cap, after which the caller is told to come back. Where
+the server can tell that the client hung up (under uvicorn: `api.hangup`), the wait ends then.
 """
 
 import functools
 import time
-from collections.abc import Callable, Mapping
-from typing import Any, ParamSpec, TypeVar
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, ParamSpec, Protocol, TypeVar
 
+import anyio
 import anyio.to_thread
 
 from agent_workspace.config import RUNNING_IN_LAMBDA
@@ -39,3 +43,42 @@ def wait_ends_at(cap_seconds: float, deadline: float | None, margin_seconds: flo
     """The monotonic time a request's wait must end: after `cap_seconds`, and `margin_seconds` before `deadline`."""
     ends = time.monotonic() + cap_seconds
     return ends if deadline is None else min(ends, deadline - margin_seconds)
+
+
+class Hangup(Protocol):
+    """The client of the request being served: whether it hung up, and a way to wait until it does."""
+
+    @property
+    def gone(self) -> bool: ...
+
+    def wait(self) -> Awaitable[None]: ...
+
+
+# Set for the request a wait serves (tasks it starts inherit it, so the MCP SDK's tool handlers see it too).
+_HANGUP: ContextVar[Hangup | None] = ContextVar("hangup", default=None)
+
+
+@contextmanager
+def watching(hangup: Hangup) -> Iterator[None]:
+    """Within this block (and the tasks it starts), `client_gone` and `pause` watch `hangup`."""
+    token = _HANGUP.set(hangup)
+    try:
+        yield
+    finally:
+        _HANGUP.reset(token)
+
+
+def client_gone() -> bool:
+    """True once the client of the request being served hung up; a wait then stops, since no one reads its answer."""
+    hangup = _HANGUP.get()
+    return hangup is not None and hangup.gone
+
+
+async def pause(seconds: float) -> None:
+    """A wait's sleep between store reads, cut short when the client hangs up (see `client_gone`)."""
+    hangup = _HANGUP.get()
+    if hangup is None:
+        await anyio.sleep(seconds)
+        return
+    with anyio.move_on_after(seconds):
+        await hangup.wait()

@@ -20,6 +20,8 @@ from agent_workspace.api import (
 )
 from agent_workspace.api.auth import METADATA_PATH, base_url
 from agent_workspace.api.guard import HostOriginGuard
+from agent_workspace.api.hangup import HangupWatch
+from agent_workspace.api.html_policy import HtmlPolicy
 from agent_workspace.api.response_limit import ResponseSizeLimit
 from agent_workspace.mcp_server.endpoint import McpEndpoint
 from agent_workspace.mcp_server.server import build_server
@@ -32,6 +34,9 @@ def create_app(runtime: Runtime) -> FastAPI:
         title="Agent Workspace",
         version=__version__,
         description="Human REST API of the workspace; agents use MCP at /mcp.",
+        # FastAPI's /docs and /redoc load their scripts from a CDN, on the console's origin (`api.html_policy`).
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.runtime = runtime
     errors.install(app)
@@ -55,7 +60,7 @@ def create_app(runtime: Runtime) -> FastAPI:
             "resource": f"{base}/mcp",
             "bearer_methods_supported": ["header"],
             "resource_name": "Agent Workspace",
-            "resource_documentation": f"{base}/docs",
+            "resource_documentation": f"{base}/openapi.json",
         }
 
     app.include_router(workspaces.router)
@@ -68,9 +73,12 @@ def create_app(runtime: Runtime) -> FastAPI:
     app.include_router(pano.router)
     app.include_router(bridge.router)
     app.include_router(console.router)
-    # Outermost first: refuse bad Hosts/Origins, then oversized bodies (413) before anything reads them;
-    # innermost, an answer too large for Lambda's response limit becomes a problem instead of a 502.
+    # Outermost first: a policy on every HTML page, note a client's hang-up (a wait serving it stops), refuse
+    # bad Hosts/Origins, then oversized bodies (413) before anything reads them; innermost, an answer too large
+    # for Lambda's response limit becomes a problem instead of a 502.
     app.add_middleware(ResponseSizeLimit)
     app.add_middleware(RequestBodyLimitMiddleware, max_body_size=runtime.settings.max_request_bytes)
     app.add_middleware(HostOriginGuard, settings=runtime.settings)
+    app.add_middleware(HangupWatch)
+    app.add_middleware(HtmlPolicy)
     return app

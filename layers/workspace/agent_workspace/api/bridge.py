@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from agent_workspace.api.deps import HumanDep, RuntimeDep
 from agent_workspace.api.errors import problem_responses
-from agent_workspace.blocking import invocation_deadline, run_blocking
+from agent_workspace.blocking import invocation_deadline
 from agent_workspace.config import BRIDGE_POLL_MAX_SECONDS
 from agent_workspace.domain.site_tools import DECISIONS, SITES_MAX, TOOLS_MAX
 from agent_workspace.services import accounts, site_tools
@@ -114,7 +114,7 @@ async def poll_calls(
 ) -> dict:
     """Long-poll for calls to run in the browser; each call is handed to one poll only."""
     deadline = invocation_deadline(request.scope)
-    return {"calls": await run_blocking(site_tools.poll_calls, rt, human.account_id, wait, deadline)}
+    return {"calls": await site_tools.poll_calls(rt, human.account_id, wait, deadline)}
 
 
 @router.post("/api/bridge/calls/{call_id}/result", response_model=SiteCallOut, responses=problem_responses(409))

@@ -9,6 +9,8 @@ from pathlib import Path
 from fastapi import APIRouter, HTTPException
 from fastapi.responses import FileResponse
 
+from agent_workspace.api.html_policy import CONTENT_SECURITY_POLICY
+
 STATIC = Path(__file__).resolve().parent.parent / "console" / "static"
 _TYPES = {
     ".html": "text/html; charset=utf-8",
@@ -17,10 +19,7 @@ _TYPES = {
     ".svg": "image/svg+xml",
 }
 _HEADERS = {
-    "Content-Security-Policy": (
-        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
-        "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
-    ),
+    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-cache",  # revalidated on every load: a deploy shows at once

@@ -18,6 +18,7 @@ from agent_workspace.api import asgi_json
 from agent_workspace.api.asgi_json import PROBLEM_JSON
 from agent_workspace.api.auth import www_authenticate
 from agent_workspace.domain.errors import RateLimited, Unauthorized, Unavailable, WorkspaceError
+from agent_workspace.domain.text import DETAIL_MAX, echo
 from agent_workspace.mcp_server.dispatch import field_path
 from agent_workspace.observability import logger
 
@@ -75,24 +76,26 @@ def install(app: FastAPI) -> None:
         message = str(error.detail or "")
         if message in ("", _reason(error.status_code)):  # starlette's default: say what was asked for
             if error.status_code == 404:
-                message = f"no route {request.url.path}"
+                message = f"no route {echo(request.url.path)}"
             elif error.status_code == 405:
-                message = f"{request.method} is not served at {request.url.path}"
+                message = f"{echo(request.method)} is not served at {echo(request.url.path)}"
             else:
                 message = _reason(error.status_code)
         return problem(error.status_code, message, dict(error.headers or {}))
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, error: Exception) -> JSONResponse:
-        logger.exception("request failed", extra={"path": request.url.path})
+        logger.exception("request failed", extra={"path": echo(request.url.path)})
         if request.url.path in _MCP_PATHS:
             return JSONResponse({"error": "internal error; retry shortly"}, status_code=500)
         return problem(500, "internal error; retry shortly")
 
 
 def _describe(detail: dict[str, Any]) -> str:
-    """One validation error, naming the field: "missing required field 'title'", "unknown field 'x'", ..."""
-    kind, message = detail.get("type"), detail.get("msg", "invalid")
+    """One validation error, naming the field: "missing required field 'title'", "unknown field 'x'", ...
+
+    What the request sent is repeated capped (`echo`): a 4 MB field name comes back as its first characters."""
+    kind, message = detail.get("type"), echo(detail.get("msg", "invalid"), DETAIL_MAX)
     if kind == "json_invalid":
         return "the request body is not valid JSON"
     loc = tuple(detail.get("loc", ()))
@@ -100,7 +103,7 @@ def _describe(detail: dict[str, Any]) -> str:
         loc = loc[1:]
     if not loc:  # the body as a whole; "field 'body'" would read as a field of that name
         return "missing request body: send a JSON object" if kind == "missing" else f"request body: {message}"
-    where = field_path(loc)
+    where = echo(field_path(loc))
     if kind == "extra_forbidden":
         return f"unknown field '{where}'"
     if kind == "missing":

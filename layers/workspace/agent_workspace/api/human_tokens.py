@@ -31,14 +31,18 @@ def list_human_tokens(human: HumanDep, rt: RuntimeDep) -> list[dict]:
     ]
 
 
-@router.post("", status_code=status.HTTP_201_CREATED, response_model=CreatedHumanToken)
+@router.post(
+    "", status_code=status.HTTP_201_CREATED, response_model=CreatedHumanToken, responses=problem_responses(409)
+)
 def mint_human_token(human: HumanDep, rt: RuntimeDep) -> dict:
+    """Mint another human token; 409 once the account holds its cap of live human tokens."""
     token = accounts.issue_token(rt.accounts, TokenKind.HUMAN, human.account_id, None)
     return {"id": token.record.id, "createdAt": token.record.created_at, "humanToken": token.token}
 
 
-@router.delete("/{token_id}", status_code=status.HTTP_204_NO_CONTENT)
+@router.delete("/{token_id}", status_code=status.HTTP_204_NO_CONTENT, responses=problem_responses(409))
 def revoke_human_token(token_id: str, human: HumanDep, rt: RuntimeDep) -> Response:
-    """Revoke a human token of this account (the one in use too); its next use gets 401."""
+    """Revoke a human token of this account (the one in use too); its next use gets 401. The account's last
+    human token is refused (409): nobody could administer the account any more."""
     rt.accounts.revoke_token(human.account_id, None, token_id)
     return Response(status_code=status.HTTP_204_NO_CONTENT)

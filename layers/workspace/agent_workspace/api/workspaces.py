@@ -4,6 +4,7 @@ from fastapi import APIRouter, Response, status
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent_workspace.api.deps import HumanDep, RuntimeDep
+from agent_workspace.api.errors import problem_responses
 from agent_workspace.domain.tokens import TokenKind
 from agent_workspace.services import accounts
 
@@ -64,8 +65,14 @@ def list_tokens(workspace_id: str, human: HumanDep, rt: RuntimeDep) -> list[dict
     return [{"id": t.id, "createdAt": t.created_at} for t in rt.accounts.list_tokens(human.account_id, workspace_id)]
 
 
-@router.post("/{workspace_id}/tokens", status_code=status.HTTP_201_CREATED, response_model=CreatedToken)
+@router.post(
+    "/{workspace_id}/tokens",
+    status_code=status.HTTP_201_CREATED,
+    response_model=CreatedToken,
+    responses=problem_responses(409),
+)
 def mint_token(workspace_id: str, human: HumanDep, rt: RuntimeDep) -> dict:
+    """Mint another agent token; 409 once the workspace holds its cap of live agent tokens."""
     accounts.owned_workspace(rt.accounts, human.account_id, workspace_id)
     token = accounts.issue_token(rt.accounts, TokenKind.AGENT, human.account_id, workspace_id)
     return {"id": token.record.id, "createdAt": token.record.created_at, "agentToken": token.token}

@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from croniter import CroniterBadDateError, croniter
 
 from agent_workspace.domain.errors import PayloadError
+from agent_workspace.domain.text import echo
 
 _FIELD = "cronSchedule"
 
@@ -42,15 +43,16 @@ def validate_cron(expression: str, timezone: str | None = None) -> CronSchedule:
     fields = expression.split()
     if len(fields) != 5:
         raise PayloadError(
-            f"{_FIELD} must have 5 fields (minute hour dom month dow), got {len(fields)}: {expression!r}", field=_FIELD
+            f"{_FIELD} must have 5 fields (minute hour dom month dow), got {len(fields)}: {echo(expression)!r}",
+            field=_FIELD,
         )
     normalised = " ".join(fields)
     if not croniter.is_valid(normalised):
-        raise PayloadError(f"{_FIELD} {expression!r} is not a valid cron expression", field=_FIELD)
+        raise PayloadError(f"{_FIELD} {echo(expression)!r} is not a valid cron expression", field=_FIELD)
     minute = fields[0]
     if not (minute.isdigit() and 0 <= int(minute) <= 59):
         raise PayloadError(
-            f"{_FIELD} {expression!r} runs more than hourly: the minute must be a single number 0-59, "
+            f"{_FIELD} {echo(expression)!r} runs more than hourly: the minute must be a single number 0-59, "
             "e.g. '30 * * * *'",
             field=_FIELD,
         )
@@ -59,7 +61,7 @@ def validate_cron(expression: str, timezone: str | None = None) -> CronSchedule:
             ZoneInfo(timezone)
         except (ZoneInfoNotFoundError, ValueError):
             raise PayloadError(
-                f"timezone {timezone!r} is not an IANA time zone such as 'Europe/Berlin'", field="timezone"
+                f"timezone {echo(timezone)!r} is not an IANA time zone such as 'Europe/Berlin'", field="timezone"
             ) from None
     return CronSchedule(normalised, timezone)
 

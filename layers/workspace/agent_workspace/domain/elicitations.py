@@ -8,10 +8,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_workspace.domain.errors import PayloadError
+from agent_workspace.domain.text import check_plain
 
 MAX_TIMEOUT_SECONDS = 3600
 MESSAGE_MAX = 4000
 URL_MAX = 2048
+# Both stored with the question (its item, and a line of the conversation each): with the message, well within
+# DynamoDB's 400 KB per item. An answer nests at most a few levels below its item's top.
+REQUESTED_SCHEMA_BYTES_MAX = 64 * 1024
+ANSWER_BYTES_MAX = 64 * 1024
+ANSWER_DEPTH_MAX = 16
 ANSWER_ACTIONS = ("accept", "decline", "cancel")
 _PRIMITIVES = ("string", "number", "integer", "boolean")
 
@@ -44,17 +50,37 @@ class Elicitation:
         }
 
 
-def check_requested_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """A flat object of primitive fields, as MCP elicitation allows and a form can render."""
-    from jsonschema import Draft202012Validator
-    from jsonschema.exceptions import SchemaError
-
-    try:
-        Draft202012Validator.check_schema(schema)
-    except SchemaError as error:
+def question_mode(mode: str | None, requested_schema: dict[str, Any] | None, url: str | None) -> str:
+    """How the question is asked: requestedSchema means a form, url a link to open, so `mode` may be left out;
+    given, it must agree. Only a contradiction is refused, naming the fields that clash."""
+    if requested_schema is not None and url is not None:
         raise PayloadError(
-            f"requestedSchema is not a valid JSON Schema: {error.message}", field="requestedSchema"
-        ) from None
+            "requestedSchema and url exclude each other: send requestedSchema for a form (mode 'form') "
+            "or url for a link (mode 'url'), not both",
+            field="url",
+        )
+    if mode == "form" and requested_schema is None:
+        clash = ", not url (which means mode 'url')" if url is not None else ""
+        raise PayloadError(f"form mode needs requestedSchema{clash}", field="requestedSchema")
+    if mode == "url" and url is None:
+        clash = ", not requestedSchema (which means mode 'form')" if requested_schema is not None else ""
+        raise PayloadError(f"url mode needs url{clash}", field="url")
+    if requested_schema is not None:
+        return "form"
+    if url is not None:
+        return "url"
+    raise PayloadError(
+        "missing requestedSchema (a form) or url (a link) to ask with (or elicitationId to resume)",
+        field="requestedSchema",
+    )
+
+
+def check_requested_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """A flat object of primitive fields, as MCP elicitation allows and a form can render; stored with the
+    question and its line in the conversation, and applied to the human's answer (`domain.schemas`)."""
+    from agent_workspace.domain.schemas import check_schema
+
+    check_schema(schema, "requestedSchema", REQUESTED_SCHEMA_BYTES_MAX)
     properties = schema.get("properties")
     if schema.get("type") != "object" or not isinstance(properties, dict) or not properties:
         raise PayloadError(
@@ -74,7 +100,7 @@ def check_requested_schema(schema: dict[str, Any]) -> dict[str, Any]:
 def check_url(url: str) -> str:
     if not url.startswith(("https://", "http://")) or len(url) > URL_MAX or any(c.isspace() for c in url):
         raise PayloadError(f"url must be an http(s) link of at most {URL_MAX} characters", field="url")
-    return url
+    return check_plain(url, "url")  # shown to the human as the link to open: no bidi override may disguise it
 
 
 def validate_answer(elicitation: Elicitation, action: str, content: Any) -> dict[str, Any]:
@@ -91,15 +117,13 @@ def validate_answer(elicitation: Elicitation, action: str, content: Any) -> dict
         return {"action": "accept"}
     if not isinstance(content, dict):
         raise PayloadError("accept needs content: an object matching requestedSchema", field="content")
-    from jsonschema import Draft202012Validator
+    from agent_workspace.domain.json_values import check_json
+    from agent_workspace.domain.schemas import first_mismatch
 
-    errors = sorted(Draft202012Validator(elicitation.requested_schema or {}).iter_errors(content), key=str)
-    if errors:
-        first = errors[0]
-        where = ".".join(str(p) for p in first.absolute_path)
-        if first.validator == "required":
-            missing = first.message.split("'")[1] if "'" in first.message else ""
-            where = missing or where
-        field = f"content.{where}" if where else "content"
-        raise PayloadError(f"{field}: {first.message}", field=field)
+    check_json(content, "content", max_bytes=ANSWER_BYTES_MAX, max_depth=ANSWER_DEPTH_MAX)
+    mismatch = first_mismatch(content, elicitation.requested_schema or {}, "content", "requestedSchema")
+    if mismatch is not None:
+        parts = [*mismatch.path, mismatch.missing] if mismatch.missing else mismatch.path
+        field = ".".join(["content", *map(str, parts)])
+        raise PayloadError(f"{field}: {mismatch.message}", field=field)
     return {"action": "accept", "content": content}

@@ -10,6 +10,7 @@ from typing import Any
 
 from agent_workspace.domain.errors import PayloadError
 from agent_workspace.domain.tasks import check_text
+from agent_workspace.domain.text import echo
 
 NAME_MAX = 128
 DESCRIPTION_MAX = 1024
@@ -98,7 +99,7 @@ def check_name(name: str, field_name: str = "name") -> str:
     if not name or len(name) > NAME_MAX or not _NAME.fullmatch(name):
         raise PayloadError(
             f"{field_name} must be 1-{NAME_MAX} letters, digits and _ . : - (starting with a letter or digit), "
-            f"e.g. 'deploy_done'; got {name[:40]!r}",
+            f"e.g. 'deploy_done'; got {echo(name)!r}",
             field=field_name,
         )
     return name

@@ -5,12 +5,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_workspace.domain.errors import PayloadError
+from agent_workspace.domain.text import echo
 
 INDEX = "MEMORY.md"
 NAME_MAX = 32
 CONTENT_MAX_BYTES = 16 * 1024
 REVISIONS_KEPT = 20
-_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*\.md$")
+_NAME = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*\.md")  # fullmatch only: `$` would also match before a final newline
 NAME_RULE = (
     f"lowercase words joined by single hyphens and ending in .md, at most {NAME_MAX} characters "
     f"(e.g. release-notes.md), or {INDEX}"
@@ -39,8 +40,8 @@ def check_name(name: str | None) -> str:
     """The memory's name; no name means the index."""
     if name is None or name == INDEX:
         return INDEX
-    if len(name) > NAME_MAX or not _NAME.match(name):
-        raise PayloadError(f"name {name!r} is not a memory name: use {NAME_RULE}", field="name")
+    if len(name) > NAME_MAX or not _NAME.fullmatch(name):
+        raise PayloadError(f"name {echo(name)!r} is not a memory name: use {NAME_RULE}", field="name")
     return name
 
 

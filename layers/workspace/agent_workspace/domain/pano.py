@@ -4,13 +4,14 @@ A linked file must be linked from the markdown by its filename (`[text](name)` o
 one the markdown stops linking is dropped on the next save. An attached file needs no link.
 """
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
 
 from agent_workspace.domain.errors import PayloadError
+from agent_workspace.domain.markdown_links import link_targets
 from agent_workspace.domain.tasks import AttachmentRef
+from agent_workspace.domain.text import check_plain
 
 COLORS = ("yellow", "pink", "green", "blue", "orange", "purple", "amber")
 TITLE_MAX = 200
@@ -20,9 +21,6 @@ COMMENTS_MAX = 500
 TTL_DAYS_DEFAULT = 30
 TTL_DAYS_MAX = 365
 FILES_MAX = 50  # linked and attached together, per doc
-
-# `[text](target)` and `![alt](target)`, with an optional "title" after the target.
-_LINK = re.compile(r"!?\[[^\]\n]*\]\(\s*(?:<([^>\n]+)>|([^)\s]+))(?:\s+\"[^\"]*\")?\s*\)")
 
 
 @dataclass(frozen=True)
@@ -84,7 +82,7 @@ class Doc:
 
 def linked_names(markdown: str) -> set[str]:
     """Every link target of the markdown, as written and percent-decoded (`my%20plan.png` links `my plan.png`)."""
-    targets = {match.group(1) or match.group(2) for match in _LINK.finditer(markdown)}
+    targets = set(link_targets(markdown))
     return targets | {unquote(target) for target in targets}
 
 
@@ -93,6 +91,7 @@ def check_doc(title: str, markdown: str, color: str, ttl_days: int) -> None:
         raise PayloadError("title must not be empty", field="title")
     if len(title) > TITLE_MAX:
         raise PayloadError(f"title is {len(title)} characters; at most {TITLE_MAX}", field="title")
+    check_plain(title, "title")
     if len(markdown.encode()) > MARKDOWN_MAX:
         raise PayloadError(f"markdown is {len(markdown.encode()):,} bytes; at most {MARKDOWN_MAX:,}", field="markdown")
     if color not in COLORS:

@@ -19,6 +19,8 @@ DESCRIPTION_MAX = 2000
 TITLE_MAX = 200
 SITE_TOOLS_BYTES_MAX = 300 * 1024  # one site's tools, as stored in one item (DynamoDB's limit is 400 KB)
 ARGUMENTS_BYTES_MAX = 64 * 1024
+ARGUMENTS_DEPTH_MAX = 32
+ANNOTATIONS_DEPTH_MAX = 8  # WebMCP's hints are flat; stored as they are, in the site's item
 RESULT_BYTES_MAX = 256 * 1024
 QUERY_MIN, QUERY_MAX = 3, 16
 SITE_TIMEOUT_SECONDS = 60  # from the moment the call may run until the site answers
@@ -127,8 +129,8 @@ def normalise_origin(value: str, field_name: str = "site") -> str:
 
 def parse_sites(raw: list[dict[str, Any]]) -> list[Site]:
     """The browser's report, checked field by field; the first problem is refused, naming where it is."""
-    from jsonschema import SchemaError
-    from jsonschema.validators import validator_for
+    from agent_workspace.domain.json_values import check_json
+    from agent_workspace.domain.schemas import check_schema
 
     if len(raw) > SITES_MAX:
         raise PayloadError(f"sites has {len(raw)} entries; at most {SITES_MAX}", field="sites")
@@ -141,6 +143,7 @@ def parse_sites(raw: list[dict[str, Any]]) -> list[Site]:
         title = entry.get("title") or origin
         if len(title) > TITLE_MAX:
             raise PayloadError(f"{where}.title is longer than {TITLE_MAX} characters", field=f"{where}.title")
+        check_json(title, f"{where}.title", max_bytes=SITE_TOOLS_BYTES_MAX, max_depth=1)
         tools: dict[str, SiteTool] = {}
         if len(entry["tools"]) > TOOLS_MAX:
             raise PayloadError(f"{where}.tools has {len(entry['tools'])}; at most {TOOLS_MAX}", field=f"{where}.tools")
@@ -155,12 +158,16 @@ def parse_sites(raw: list[dict[str, Any]]) -> list[Site]:
                 raise PayloadError(f"{at}.name {name!r} is listed twice", field=f"{at}.name")
             if len(tool.get("description", "")) > DESCRIPTION_MAX:
                 raise PayloadError(f"{at}.description is over {DESCRIPTION_MAX} characters", field=f"{at}.description")
-            schema = tool.get("inputSchema") or {"type": "object"}
-            try:
-                validator_for(schema).check_schema(schema)
-            except SchemaError as error:
-                raise PayloadError(f"{at}.inputSchema is not a valid JSON Schema: {error.message}",
-                                   field=f"{at}.inputSchema") from None
+            check_json(tool.get("description", ""), f"{at}.description", max_bytes=SITE_TOOLS_BYTES_MAX, max_depth=1)
+            check_json(
+                tool.get("annotations") or {},
+                f"{at}.annotations",
+                max_bytes=SITE_TOOLS_BYTES_MAX,
+                max_depth=ANNOTATIONS_DEPTH_MAX,
+            )
+            schema = check_schema(
+                tool.get("inputSchema") or {"type": "object"}, f"{at}.inputSchema", SITE_TOOLS_BYTES_MAX
+            )
             tools[name] = SiteTool(name, tool.get("description", ""), schema, dict(tool.get("annotations") or {}))
         site = Site(origin, title, tuple(tools.values()), "")
         if len(json.dumps([t.definition() for t in site.tools])) > SITE_TOOLS_BYTES_MAX:
@@ -173,18 +180,31 @@ def parse_sites(raw: list[dict[str, Any]]) -> list[Site]:
 
 def check_arguments(tool: SiteTool, arguments: dict[str, Any]) -> None:
     """Arguments must match the tool's input schema before anything reaches the browser."""
-    from jsonschema.validators import validator_for
+    from agent_workspace.domain.schemas import first_mismatch
 
+    _check_nesting(arguments)
     if len(json.dumps(arguments)) > ARGUMENTS_BYTES_MAX:
         raise PayloadError(f"arguments take more than {ARGUMENTS_BYTES_MAX // 1024} KiB", field="arguments")
-    validator = validator_for(tool.input_schema)(tool.input_schema)
-    error = next(iter(sorted(validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))), None)
-    if error is not None:
-        path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+    mismatch = first_mismatch(arguments, tool.input_schema, "arguments", "inputSchema")
+    if mismatch is not None:
+        path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in mismatch.path)
         raise PayloadError(
-            f"arguments do not match {tool.name}'s inputSchema at arguments{path}: {error.message}",
+            f"arguments do not match {tool.name}'s inputSchema at arguments{path}: {mismatch.message}",
             field=f"arguments{path}",
         )
+
+
+def _check_nesting(arguments: dict[str, Any]) -> None:
+    """Validation recurses once per level of the arguments: bounded here, it cannot reach Python's limit."""
+    stack = [(arguments, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > ARGUMENTS_DEPTH_MAX:
+            raise PayloadError(
+                f"arguments nest more than {ARGUMENTS_DEPTH_MAX} objects and arrays deep", field="arguments"
+            )
+        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
 
 
 def check_query(value: str, field_name: str) -> str:

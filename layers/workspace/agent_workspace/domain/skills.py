@@ -11,6 +11,7 @@ from typing import Any
 import yaml
 
 from agent_workspace.domain.errors import PayloadError
+from agent_workspace.domain.text import SEGMENT_RULE, echo, is_segment
 
 SCHEME = "skill://"
 SKILL_MD = "SKILL.md"
@@ -22,13 +23,13 @@ FILE_MAX_BYTES = 64 * 1024  # 65,536
 MAX_FILES = 256  # per skill, SKILL.md included
 MAX_WORKSPACES = 50  # the owner and the workspaces a skill is shared into; bounds one save's transaction
 QUERY_MIN = 3
+FRONTMATTER_DEPTH_MAX = 32  # lists and maps within each other; a real frontmatter needs 2 or 3
 
-_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-_SEGMENT = re.compile(r"^[A-Za-z0-9._-]+$")
+_NAME = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")  # fullmatch only: `$` would also match before a final newline
 NAME_RULE = f"lowercase letters and digits joined by single hyphens, at most {NAME_MAX} characters (e.g. release-notes)"
 PATH_RULE = (
-    f"a relative path of at most {PATH_MAX} characters: segments of letters, digits, '.', '_' and '-' joined by "
-    "single '/', none of them '.' or '..' (e.g. templates/entry.md)"
+    f"a relative path of at most {PATH_MAX} characters: segments of {SEGMENT_RULE}, joined by single '/' "
+    "(e.g. templates/entry.md)"
 )
 FRONTMATTER_RULE = (
     f"{SKILL_MD} must start with YAML frontmatter holding a description of 1 to {DESCRIPTION_MAX:,} characters: "
@@ -98,6 +99,25 @@ class SkillFile:
     updated_at: str
 
 
+class _FrontmatterLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, refusing nesting deeper than FRONTMATTER_DEPTH_MAX: its composer recurses once per
+    level, so `[[[[...` 5,000 deep in a 96 KiB SKILL.md would end in a RecursionError instead of an answer."""
+
+    _depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        self._depth += 1
+        try:
+            if self._depth > FRONTMATTER_DEPTH_MAX:
+                mark = self.peek_event().start_mark
+                raise yaml.composer.ComposerError(
+                    None, None, f"it nests deeper than {FRONTMATTER_DEPTH_MAX} levels", mark
+                )
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
 # -- rules ------------------------------------------------------------------------------------
 
 
@@ -111,13 +131,13 @@ def parse_uri(uri: str) -> SkillUri:
     check_name(name, f"uri {_shown(uri)}")
     if not slash:
         return SkillUri(name)
-    if len(path) > PATH_MAX or not all(_SEGMENT.match(s) and s not in (".", "..") for s in path.split("/")):
+    if len(path) > PATH_MAX or not all(is_segment(segment) for segment in path.split("/")):
         raise PayloadError(f"uri {_shown(uri)}: the path after the skill's name must be {PATH_RULE}", field="uri")
     return SkillUri(name, path)
 
 
 def check_name(name: str, where: str = "name", field_name: str = "uri") -> str:
-    if len(name) > NAME_MAX or not _NAME.match(name):
+    if len(name) > NAME_MAX or not _NAME.fullmatch(name):
         raise PayloadError(f"{where}: skill names are {NAME_RULE}", field=field_name)
     return name
 
@@ -165,12 +185,18 @@ def description_of(content: str) -> str:
             f"content: the frontmatter is never closed by a line '---'; {FRONTMATTER_RULE}", field="content"
         )
     try:
-        front: Any = yaml.safe_load("".join(lines[1:end]))
+        front: Any = yaml.load("".join(lines[1:end]), Loader=_FrontmatterLoader)  # noqa: S506 (a SafeLoader)
     except yaml.YAMLError as error:
         where = getattr(error, "problem_mark", None)
         at = f" (line {where.line + 2})" if where is not None else ""
         problem = getattr(error, "problem", None) or "cannot be parsed"
         raise PayloadError(f"content: the frontmatter is not valid YAML{at}: {problem}", field="content") from None
+    except ValueError:  # a scalar YAML resolves but Python refuses: 2024-13-45, an int of 5,000 digits
+        raise PayloadError(
+            "content: the frontmatter holds a date or number that cannot be read (such as 2024-13-45, or thousands "
+            "of digits); quote it to make it a string",
+            field="content",
+        ) from None
     if not isinstance(front, dict) or "description" not in front:
         raise PayloadError(f"content: the frontmatter has no description; {FRONTMATTER_RULE}", field="content")
     description = front["description"]
@@ -207,4 +233,4 @@ def matches(q: str | None, name: str, description: str) -> bool:
 
 
 def _shown(uri: str) -> str:
-    return repr(uri if len(uri) <= 80 else uri[:77] + "...")
+    return repr(echo(uri))

@@ -2,11 +2,13 @@
 
 import base64
 import binascii
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from agent_workspace.domain.errors import NotFound, PayloadError
 from agent_workspace.domain.ids import is_id
+from agent_workspace.domain.text import SEGMENT_RULE, check_plain, echo, is_segment
 
 STATUSES = ("notstarted", "ongoing", "blocked", "completed", "rejected")
 ASSIGNEES = ("human", "agent")
@@ -20,6 +22,14 @@ MAX_ATTACHMENTS = 10
 # Lambda refuses requests over 6 MB and base64 inflates content by 4/3, so ~4 MiB of decoded content
 # is what one call can carry; the limit is stated in help rather than met as a 413.
 MAX_ATTACHMENT_BYTES = 4 * 1024 * 1024
+ATTACHMENT_ID_RULE = f"1-{ATTACHMENT_ID_MAX} {SEGMENT_RULE}"
+MIME_TYPE_MAX = 255
+# type/subtype (RFC 6838 names), then parameters such as `; charset=utf-8` (RFC 9110 tokens or quoted strings):
+# the value becomes S3's Content-Type header, so nothing else, and no CR or LF, may reach it.
+_MIME_TOKEN = r"[A-Za-z0-9!#$%&'*+.^_`|~-]+"
+_MIME_NAME = r"[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*"
+_MIME_QUOTED = r'"(?:[ !#-\[\]-~]|\\[ -~])*"'  # printable ASCII; '"' and '\' escaped
+_MIME_TYPE = re.compile(rf"{_MIME_NAME}/{_MIME_NAME}(?: *; *{_MIME_TOKEN}=(?:{_MIME_TOKEN}|{_MIME_QUOTED}))*")
 
 
 @dataclass(frozen=True)
@@ -143,7 +153,7 @@ def existing_id(task_id: str) -> str:
     """A task id as this server makes them, or NotFound: anything else cannot name a task, and must never
     reach a key (a prefix of a real id would match its conversation, a long one overflow the key size)."""
     if not is_id(task_id):
-        raise NotFound(f"no task {task_id[:64]!r} in this workspace")
+        raise NotFound(f"no task {echo(task_id)!r} in this workspace")
     return task_id
 
 
@@ -157,16 +167,18 @@ def decode_attachments(raw: list[Any], field_name: str = "attachments") -> list[
     for index, item in enumerate(raw):
         where = f"{field_name}[{index}]"
         ident, filename, mime_type, data = item.id, item.filename, item.mimeType, item.data
-        if not ident or len(ident) > ATTACHMENT_ID_MAX or not ident.isprintable():
-            raise PayloadError(f"{where}.id must be 1-{ATTACHMENT_ID_MAX} printable characters", field=f"{where}.id")
+        if len(ident) > ATTACHMENT_ID_MAX or not is_segment(ident):
+            # the id is a segment of the REST and console download links: anything else could not be fetched
+            raise PayloadError(f"{where}.id must be {ATTACHMENT_ID_RULE}, e.g. 'schema'", field=f"{where}.id")
         if ident in seen:
             raise PayloadError(f"{where}.id {ident!r} is used twice in this call", field=f"{where}.id")
         seen.add(ident)
-        if not filename.strip() or len(filename) > FILENAME_MAX or not filename.isprintable():
+        if not filename.strip() or len(filename) > FILENAME_MAX:
             raise PayloadError(
                 f"{where}.filename must be 1-{FILENAME_MAX} printable characters", field=f"{where}.filename"
             )
-        if not mime_type or "/" not in mime_type or len(mime_type) > 255:
+        check_plain(filename, f"{where}.filename")
+        if len(mime_type) > MIME_TYPE_MAX or not _MIME_TYPE.fullmatch(mime_type):
             raise PayloadError(f"{where}.mimeType must be a MIME type such as 'text/plain'", field=f"{where}.mimeType")
         try:
             content = base64.b64decode(data, validate=True)
@@ -182,9 +194,10 @@ def decode_attachments(raw: list[Any], field_name: str = "attachments") -> list[
     return decoded
 
 
-def check_text(value: str, field_name: str, maximum: int, *, required: bool = True) -> str:
+def check_text(value: str, field_name: str, maximum: int, *, required: bool = True, plain: bool = False) -> str:
+    """A bounded text; `plain` for a title, which must also be one line of plain text (`domain.text`)."""
     if required and not value.strip():
         raise PayloadError(f"{field_name} must not be empty", field=field_name)
     if len(value) > maximum:
         raise PayloadError(f"{field_name} is {len(value)} characters; at most {maximum}", field=field_name)
-    return value
+    return check_plain(value, field_name) if plain else value

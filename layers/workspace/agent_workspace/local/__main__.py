@@ -10,6 +10,11 @@ from agent_workspace.api.app import create_app
 from agent_workspace.local.drivers import Drivers
 from agent_workspace.local.stack import MotoServer, local_runtime, seed
 
+# On SIGTERM/Ctrl+C uvicorn lets requests in flight finish; an agent's wait for the human (up to
+# `agent_wait_seconds`, repeated by each resumed call) would hold the stop for minutes. Past this,
+# the requests still running are cancelled: the agent's client sees the connection close and retries.
+_GRACEFUL_SHUTDOWN_SECONDS = 2
+
 
 def main() -> None:
     host = os.environ.get("HOST", "127.0.0.1")
@@ -40,7 +45,7 @@ def main() -> None:
             [
                 "Agent Workspace is running locally (data lives as long as this process).",
                 f"  MCP URL:      {base}/mcp",
-                f"  REST API:     {base}/api  (OpenAPI at {base}/docs)",
+                f"  REST API:     {base}/api  (OpenAPI at {base}/openapi.json)",
                 f"  Workspace:    Local workspace ({seeded.workspace_id})",
                 f"  Agent token:  {seeded.agent_token}",
                 f"  Human token:  {seeded.human_token}",
@@ -56,7 +61,14 @@ def main() -> None:
     drivers = Drivers(runtime).start()
     try:
         # Requests are logged by AccessLog, without the query string uvicorn's access log would print.
-        uvicorn.run(AccessLog(create_app(runtime)), host=host, port=port, log_level="info", access_log=False)
+        uvicorn.run(
+            AccessLog(create_app(runtime)),
+            host=host,
+            port=port,
+            log_level="info",
+            access_log=False,
+            timeout_graceful_shutdown=_GRACEFUL_SHUTDOWN_SECONDS,
+        )
     finally:
         drivers.stop()
         moto.stop()

@@ -1,9 +1,11 @@
 """moto as a server on loopback, provisioned from template.yaml and seeded with one workspace.
 
 A server rather than in-process mocks: presigned S3 links must work for real clients, and mock_aws
-does not intercept every HTTP library. Data lives as long as the process.
+does not intercept every HTTP library. Data lives as long as the process. Only this process's own
+clients get through to it (`local.gate`): a web page that finds its port gets 403.
 """
 
+import ipaddress
 import logging
 import os
 import secrets
@@ -12,13 +14,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_workspace.config import Settings
+from agent_workspace.local.gate import CREDENTIALS, Gate
 from agent_workspace.local.provision import provision
 from agent_workspace.runtime import Runtime
 from agent_workspace.services import accounts
 from agent_workspace.store.clients import AwsClients
-
-# moto accepts any credentials; set them so boto3 never looks for real ones.
-_FAKE_CREDENTIALS = {"AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local", "AWS_SESSION_TOKEN": "local"}
 
 
 @dataclass(frozen=True)
@@ -42,9 +42,13 @@ class MotoServer:
         from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoRequestHandler, create_backend_app
         from werkzeug.serving import make_server
 
+        if not ipaddress.ip_address(host).is_loopback:
+            raise ValueError(f"moto serves loopback only, not {host}: it holds every token of the local stack")
         logging.getLogger("werkzeug").setLevel(logging.WARNING)  # one line per AWS call drowns the server's own log
-        for name, value in _FAKE_CREDENTIALS.items():
-            os.environ.setdefault(name, value)
+        # This process's clients sign with its own secret (boto3 reads these first), never with real credentials.
+        os.environ.update(CREDENTIALS)
+        for name in ("AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN"):
+            os.environ.pop(name, None)
         moto_app = DomainDispatcherApplication(create_backend_app)
         lock = threading.Lock()
 
@@ -58,11 +62,14 @@ class MotoServer:
                     # transaction (a 32-agent soak run reached 24 GB). Drop those references.
                     reset_model_data()
 
-        self._server = make_server(host, port, one_request_at_a_time, threaded=True, request_handler=MotoRequestHandler)
+        gate = Gate(one_request_at_a_time)
+        self._server = make_server(host, port, gate, threaded=True, request_handler=MotoRequestHandler)
+        bound_port = self._server.server_address[1]
+        netloc = f"[{host}]:{bound_port}" if ":" in host else f"{host}:{bound_port}"
+        gate.allow_hosts({netloc, f"localhost:{bound_port}"})
         self._thread = threading.Thread(target=self._server.serve_forever, name="moto-server", daemon=True)
         self._thread.start()
-        bound_host, bound_port = self._server.server_address[:2]
-        self.endpoint_url = f"http://{bound_host}:{bound_port}"
+        self.endpoint_url = f"http://{netloc}"
 
     def stop(self) -> None:
         self._server.shutdown()

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from agent_workspace.blocking import run_blocking
 from agent_workspace.domain.errors import WorkspaceError
 from agent_workspace.domain.paging import ANSWER_MAX, text_wire_size
+from agent_workspace.domain.text import DETAIL_MAX, echo
 from agent_workspace.mcp_server import help_text
 from agent_workspace.mcp_server.legacy import OLD_TOOL_NAMES, RENAMED_FIELDS
 from agent_workspace.mcp_server.registry import Action, Call, HelpPayload, Registry, Tool
@@ -74,7 +75,7 @@ def resolve(registry: Registry, name: str, arguments: dict[str, Any]) -> tuple[T
 
 
 def _unknown_tool(registry: Registry, name: str) -> str:
-    return f"unknown tool '{name}'; tools: {', '.join([*registry.tool_names, HELP_TOOL])}"
+    return f"unknown tool '{echo(name)}'; tools: {', '.join([*registry.tool_names, HELP_TOOL])}"
 
 
 def _action_of(tool: Tool, arguments: dict[str, Any]) -> Action:
@@ -87,7 +88,7 @@ def _action_of(tool: Tool, arguments: dict[str, Any]) -> Action:
     action = tool.action(requested)
     if action is None:
         raise CallRefused(
-            f"{tool.name}: unknown action '{requested}'{_did_you_mean(requested, tool.action_names)}; "
+            f"{tool.name}: unknown action '{echo(requested)}'{_did_you_mean(requested, tool.action_names)}; "
             f"actions: {choices}"
         )
     return action
@@ -107,7 +108,7 @@ def _payload_of(tool: Tool, action: Action, arguments: dict[str, Any]) -> dict[s
     flat = {k: v for k, v in arguments.items() if k not in ("action", "payload")}
     both = sorted(set(flat) & set(payload))
     if both:
-        raise CallRefused(f"{where}: field '{both[0]}' is given both in payload and beside action; give it once")
+        raise CallRefused(f"{where}: field '{echo(both[0])}' is given both in payload and beside action; give it once")
     return {**payload, **flat}
 
 
@@ -133,10 +134,12 @@ async def _run(tool: Tool, action: Action, call: Call, payload: BaseModel) -> To
     except WorkspaceError as error:
         return ToolOutcome(f"{where}: {error.message}", is_error=True)
     except Exception:
-        # The one place an unexpected failure is caught: log it (never the payload) and give a safe text.
-        logger.exception("tool action failed", extra={"tool": tool.name, "action": action.name})
+        # The one place an unexpected failure is caught: log it (never the payload) and give a safe text. The
+        # record carries the ref the agent is told to report, so the report finds it (under uvicorn and on Lambda).
+        ref = call.request_id or "unknown"
+        logger.exception("tool action failed", extra={"tool": tool.name, "action": action.name, "ref": ref})
         return ToolOutcome(
-            f"{where}: internal error; retry shortly, and report ref {call.request_id or 'unknown'} if it persists",
+            f"{where}: internal error; retry shortly, and report ref {ref} if it persists",
             is_error=True,
         )
     text = render(result)
@@ -163,7 +166,8 @@ def _tool_help(tool: Tool, payload: BaseModel) -> str:
     action = tool.action(payload.topic)
     if action is None:
         raise CallRefused(
-            f"{tool.name} help: unknown topic '{payload.topic}'{_did_you_mean(payload.topic, tool.action_names)}; "
+            f"{tool.name} help: unknown topic '{echo(payload.topic)}'"
+            f"{_did_you_mean(payload.topic, tool.action_names)}; "
             f"actions: {', '.join(tool.action_names)}"
         )
     return help_text.tool_help(tool) if action is tool.help_action else help_text.action_help(tool, action)
@@ -182,7 +186,7 @@ def answer_help(registry: Registry, arguments: dict[str, Any]) -> str:
     tool = registry.tool(tool_name)
     if tool is None:
         raise CallRefused(
-            f"{HELP_TOOL}: unknown topic '{topic}'{_did_you_mean(tool_name, registry.tool_names)}; "
+            f"{HELP_TOOL}: unknown topic '{echo(topic)}'{_did_you_mean(tool_name, registry.tool_names)}; "
             f"tools: {', '.join(registry.tool_names)}"
         )
     if not action_name:
@@ -190,7 +194,8 @@ def answer_help(registry: Registry, arguments: dict[str, Any]) -> str:
     action = tool.action(action_name)
     if action is None:
         raise CallRefused(
-            f"{HELP_TOOL}: {tool.name} has no action '{action_name}'{_did_you_mean(action_name, tool.action_names)}; "
+            f"{HELP_TOOL}: {tool.name} has no action '{echo(action_name)}'"
+            f"{_did_you_mean(action_name, tool.action_names)}; "
             f"actions: {', '.join(tool.action_names)}"
         )
     return help_text.tool_help(tool) if action is tool.help_action else help_text.action_help(tool, action)
@@ -222,7 +227,7 @@ def describe_validation_error(error: ValidationError, action: Action | None = No
 
 
 def _describe(detail: Any, known_fields: list[str]) -> str:
-    where = field_path(detail["loc"])
+    where = echo(field_path(detail["loc"]))
     kind = detail["type"]
     if kind == "extra_forbidden":
         return f"unknown field '{where}'{_did_you_mean(where, known_fields)}"
@@ -230,7 +235,7 @@ def _describe(detail: Any, known_fields: list[str]) -> str:
         return f"missing required field '{where}'"
     if kind in _TYPE_NAMES:
         return f"field '{where}' must be {_TYPE_NAMES[kind]}"
-    message = str(detail["msg"]).removeprefix("Value error, ")
+    message = echo(str(detail["msg"]).removeprefix("Value error, "), DETAIL_MAX)
     if kind == "literal_error":
         message = message.replace("Input should be", "must be")
         return f"field '{where}' {message}"
@@ -245,5 +250,7 @@ def field_path(loc: tuple[Any, ...]) -> str:
 
 
 def _did_you_mean(given: str, choices: list[str]) -> str:
+    if not choices or len(given) > 3 * max(map(len, choices)):  # too long to reach the 0.6 ratio: spare difflib 4 MB
+        return ""
     match = difflib.get_close_matches(given, choices, n=1)
     return f" (did you mean '{match[0]}'?)" if match else ""

@@ -6,7 +6,8 @@ from agent_workspace.domain.clock import now_iso
 from agent_workspace.domain.errors import NotFound, PayloadError
 from agent_workspace.domain.ids import new_id
 from agent_workspace.domain.models import Principal, TokenRecord, Workspace
-from agent_workspace.domain.tokens import TokenKind, hash_token, new_token
+from agent_workspace.domain.text import check_plain, echo
+from agent_workspace.domain.tokens import TOKEN_CAPS, TokenKind, hash_token, new_token
 from agent_workspace.observability import count
 from agent_workspace.store.accounts import AccountStore
 
@@ -23,11 +24,21 @@ class IssuedToken:
 
 
 def issue_token(
-    store: AccountStore, kind: TokenKind, account_id: str, workspace_id: str | None, token: str | None = None
+    store: AccountStore,
+    kind: TokenKind,
+    account_id: str,
+    workspace_id: str | None,
+    token: str | None = None,
+    beyond_cap: bool = False,
 ) -> IssuedToken:
+    """A new token, unless its workspace (agent) or account (human) already holds its cap of live tokens (409).
+
+    `beyond_cap` is the operator's break-glass (`admin create-human-token`): an account whose every token is
+    lost must be recoverable even at the cap.
+    """
     record = TokenRecord(id=new_id(), kind=kind, account_id=account_id, workspace_id=workspace_id, created_at=now_iso())
     secret = token or new_token(kind)
-    store.put_token(hash_token(secret), record)
+    store.put_token(hash_token(secret), record, cap=None if beyond_cap else TOKEN_CAPS[kind])
     return IssuedToken(secret, record)
 
 
@@ -50,7 +61,7 @@ def _checked_title(title: str) -> str:
         raise PayloadError("title must not be empty", field="title")
     if len(title) > TITLE_MAX:
         raise PayloadError(f"title is {len(title)} characters; at most {TITLE_MAX}", field="title")
-    return title
+    return check_plain(title, "title")
 
 
 def create_workspace(
@@ -82,5 +93,5 @@ def owned_workspace(store: AccountStore, account_id: str, workspace_id: str) -> 
     """A workspace of the caller's account; another account's is indistinguishable from a missing one."""
     workspace = store.get_workspace(account_id, workspace_id)
     if workspace is None:
-        raise NotFound(f"no workspace {workspace_id}")
+        raise NotFound(f"no workspace {echo(workspace_id)}")
     return workspace

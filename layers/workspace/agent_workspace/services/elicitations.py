@@ -13,9 +13,7 @@ import time
 from datetime import datetime, timedelta
 from typing import Any
 
-import anyio
-
-from agent_workspace.blocking import run_blocking, wait_ends_at
+from agent_workspace.blocking import client_gone, pause, run_blocking, wait_ends_at
 from agent_workspace.domain.clock import iso, parse_iso
 from agent_workspace.domain.elicitations import (
     MAX_TIMEOUT_SECONDS,
@@ -23,11 +21,13 @@ from agent_workspace.domain.elicitations import (
     Elicitation,
     check_requested_schema,
     check_url,
+    question_mode,
     validate_answer,
 )
 from agent_workspace.domain.errors import Conflict, NotFound, PayloadError
 from agent_workspace.domain.ids import new_id
 from agent_workspace.domain.tasks import Message, check_text, existing_id
+from agent_workspace.domain.text import echo
 from agent_workspace.observability import count
 from agent_workspace.runtime import Runtime
 from agent_workspace.services.tasks import Actor
@@ -41,7 +41,7 @@ def ask(
     actor: Actor,
     task_id: str,
     message: str,
-    mode: str,
+    mode: str | None,
     requested_schema: dict[str, Any] | None,
     url: str | None,
     timeout_seconds: int,
@@ -53,17 +53,10 @@ def ask(
             f"timeoutSeconds must be 1-{MAX_TIMEOUT_SECONDS} (at most {MAX_TIMEOUT_SECONDS}); got {timeout_seconds}",
             field="timeoutSeconds",
         )
-    if mode == "form":
-        if requested_schema is None:
-            raise PayloadError("form mode needs requestedSchema", field="requestedSchema")
-        if url is not None:
-            raise PayloadError("url belongs to url mode, not form", field="url")
+    mode = question_mode(mode, requested_schema, url)
+    if requested_schema is not None:
         check_requested_schema(requested_schema)
-    else:
-        if url is None:
-            raise PayloadError("url mode needs url", field="url")
-        if requested_schema is not None:
-            raise PayloadError("requestedSchema belongs to form mode, not url", field="requestedSchema")
+    if url is not None:
         check_url(url)
     now = rt.clock()
     elicitation = Elicitation(
@@ -95,7 +88,7 @@ def ask(
 def find(rt: Runtime, workspace_id: str, elicitation_id: str, task_id: str | None = None) -> Elicitation:
     elicitation = rt.elicitations.get(workspace_id, elicitation_id)
     if elicitation is None or (task_id is not None and elicitation.task_id != task_id):
-        raise NotFound(f"no question {elicitation_id} in this {'task' if task_id else 'workspace'}")
+        raise NotFound(f"no question {echo(elicitation_id)} in this {'task' if task_id else 'workspace'}")
     return elicitation
 
 
@@ -105,6 +98,7 @@ async def wait_for_answer(rt: Runtime, elicitation: Elicitation, deadline: float
     The wait is up after `agent_wait_seconds`, or `lambda_return_margin_seconds` before `deadline`, the
     monotonic time the invocation ends (None when nothing bounds it, as under uvicorn): a client that
     drops a call after its own request timeout would never see the answer, while the Lambda bills on.
+    A client seen to hang up (`blocking.client_gone`) ends the wait at once, `pending` to no one.
     """
     settings = rt.settings
     expires = parse_iso(elicitation.expires_at)
@@ -126,7 +120,9 @@ async def wait_for_answer(rt: Runtime, elicitation: Elicitation, deadline: float
         if left <= 0:
             return _pending(elicitation)
         # Sleeping to the end of the wait, then reading once more, lets an answer given meanwhile through.
-        await anyio.sleep(min(_interval(elicitation, now), until_expiry, left))
+        await pause(min(_interval(elicitation, now), until_expiry, left))
+        if client_gone():  # no one will read the answer: stop reading the store for it
+            return _pending(elicitation)
         elicitation = await run_blocking(find, rt, elicitation.workspace_id, elicitation.id)
 
 

@@ -30,6 +30,7 @@ from agent_workspace.domain.events import (
 from agent_workspace.domain.ids import check_id, is_id, new_id
 from agent_workspace.domain.models import Actor
 from agent_workspace.domain.tasks import Task, check_text
+from agent_workspace.domain.text import echo
 from agent_workspace.observability import count, logger
 from agent_workspace.runtime import Runtime
 from agent_workspace.services import accounts
@@ -49,14 +50,14 @@ def define_event(rt: Runtime, account_id: str, name: str, description: str) -> E
 def get_event(rt: Runtime, account_id: str, event_id: str) -> EventDefinition:
     event = rt.events.get(account_id, event_id) if is_id(event_id) else None
     if event is None:
-        raise NotFound(f"no event {event_id}")
+        raise NotFound(f"no event {echo(event_id)}")
     return event
 
 
 def subscribe(rt: Runtime, account_id: str, workspace_id: str, event_id: str, title: str, body: str) -> Subscription:
     accounts.owned_workspace(rt.accounts, account_id, workspace_id)
     check_id(event_id, "eventId")
-    check_text(title, "title", SUBSCRIPTION_TITLE_MAX)
+    check_text(title, "title", SUBSCRIPTION_TITLE_MAX, plain=True)
     check_text(body, "body", SUBSCRIPTION_BODY_MAX, required=False)
     subscription = Subscription(
         id=new_id(), event_id=event_id, workspace_id=workspace_id, title=title, body=body, created_at=iso(rt.clock())
@@ -70,7 +71,7 @@ def get_subscription(rt: Runtime, account_id: str, workspace_id: str, subscripti
     accounts.owned_workspace(rt.accounts, account_id, workspace_id)
     found = rt.events.get_subscription(account_id, subscription_id) if is_id(subscription_id) else None
     if found is None or found.workspace_id != workspace_id:
-        raise NotFound(f"no subscription {subscription_id} in this workspace")
+        raise NotFound(f"no subscription {echo(subscription_id)} in this workspace")
     return found
 
 

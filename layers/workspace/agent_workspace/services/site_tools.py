@@ -12,13 +12,12 @@ from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
-import anyio
-
-from agent_workspace.blocking import run_blocking, wait_ends_at
+from agent_workspace.blocking import client_gone, pause, run_blocking, wait_ends_at
 from agent_workspace.domain.clock import iso, parse_iso
 from agent_workspace.domain.errors import Conflict, Failed, NotFound, PayloadError, Unavailable
 from agent_workspace.domain.ids import check_id, new_id
 from agent_workspace.domain.models import Actor
+from agent_workspace.domain.patterns import Deadline, PatternTimeout, compile_pattern
 from agent_workspace.domain.site_tools import (
     DENIED,
     DONE,
@@ -41,13 +40,13 @@ from agent_workspace.domain.site_tools import (
     rank,
 )
 from agent_workspace.domain.tasks import Message
+from agent_workspace.domain.text import echo
 from agent_workspace.observability import count
 from agent_workspace.runtime import Runtime
 
 _FIRST_POLL = 0.2
 _MAX_POLL = 1.0
 _BRIDGE_POLL = 0.5
-_PATTERN_TIMEOUT = 0.05  # seconds one regular-expression search may take
 
 
 # -- what the browser shares ---------------------------------------------------------------------
@@ -64,17 +63,24 @@ def is_online(rt: Runtime, account_id: str) -> bool:
     return last is not None and (rt.clock() - parse_iso(last)).total_seconds() <= ONLINE_SECONDS
 
 
-def search(rt: Runtime, account_id: str, q: str | None, pattern: str | None) -> dict[str, Any]:
-    """Every shared site, with its tools that match; `q` ranks, `pattern` filters by regular expression."""
+def search(
+    rt: Runtime, account_id: str, q: str | None, pattern: str | None, deadline: Deadline | None = None
+) -> dict[str, Any]:
+    """Every shared site, with its tools that match; `q` ranks, `pattern` filters by regular expression.
+
+    All the pattern's evaluations share one `Deadline` (half a second): past it the search is refused, not
+    answered in part, since a tool left unread would look like a tool that does not match."""
     matcher = _pattern(pattern) if pattern is not None else None
     if q is not None:
         check_query(q, "q")
     online = is_online(rt, account_id)
+    sites = rt.site_tools.sites(account_id)
+    deadline = deadline or Deadline()
     shown = []
-    for site in rt.site_tools.sites(account_id):
+    for site in sites:
         tools: list[tuple[int, SiteTool]] = [(0, tool) for tool in site.tools]
         if matcher is not None:
-            tools = [(score, tool) for score, tool in tools if _matches(matcher, tool)]
+            tools = [(score, tool) for score, tool in tools if _matches(matcher, tool, deadline)]
         if q is not None:
             tools = sorted(((rank(tool, q), tool) for _, tool in tools), key=lambda pair: -pair[0])
             tools = [(score, tool) for score, tool in tools if score > 0]
@@ -150,7 +156,8 @@ def find_call(rt: Runtime, actor: Actor, call_id: str, task_id: str) -> SiteCall
 
 async def wait_for_result(rt: Runtime, call: SiteCall, deadline: float | None) -> dict[str, Any]:
     """Poll the call until it ends; after `agent_wait_seconds`, or before the invocation would end, return
-    `pending` to resume with callId: a client that drops the request at its own timeout would lose the result."""
+    `pending` to resume with callId: a client that drops the request at its own timeout would lose the result.
+    A client seen to hang up ends the wait at once; the call goes on, and a resumed wait finds its outcome."""
     settings = rt.settings
     return_by = wait_ends_at(settings.agent_wait_seconds, deadline, settings.lambda_return_margin_seconds)
     interval = _FIRST_POLL
@@ -172,7 +179,9 @@ async def wait_for_result(rt: Runtime, call: SiteCall, deadline: float | None) -
             continue
         if time.monotonic() + interval >= return_by:
             return _pending(call)
-        await anyio.sleep(interval)
+        await pause(interval)
+        if client_gone():  # no one will read the result: stop reading the store for it
+            return _pending(call)
         interval = min(interval * 1.5, _MAX_POLL)
         call = await run_blocking(_reread, rt, call)
 
@@ -183,7 +192,7 @@ async def wait_for_result(rt: Runtime, call: SiteCall, deadline: float | None) -
 def decide(rt: Runtime, account_id: str, workspace_id: str, call_id: str, decision: str) -> SiteCall:
     call = rt.site_tools.get_call(account_id, call_id) if call_id else None
     if call is None or call.workspace_id != workspace_id:
-        raise NotFound(f"no site-tool call {call_id} in this workspace")
+        raise NotFound(f"no site-tool call {echo(call_id)} in this workspace")
     if call.status != PENDING:
         raise Conflict(f"call {call_id} is {call.status}; only a pending call takes a decision")
     now = rt.clock()
@@ -220,38 +229,48 @@ def calls_of(rt: Runtime, workspace_id: str, status: str | None) -> list[dict[st
 # -- the bridge (the human's browser) -------------------------------------------------------------
 
 
-def poll_calls(
+async def poll_calls(
     rt: Runtime, account_id: str, wait_seconds: float, deadline: float | None = None
 ) -> list[dict[str, Any]]:
     """Long-poll for calls to run, claiming each so that one browser runs it once; marks the browser online.
 
     The poll answers at once when calls are ready, else empty after the browser's `wait_seconds`, cut to
     `bridge_poll_seconds` and to before the invocation's end (`deadline`, monotonic): the browser polls again.
+    It waits on the event loop and reads the store in a worker thread, so many polls hold no thread between
+    reads (a thread each starved every other route of anyio's 40). A poll whose browser hung up claims nothing.
     """
-    rt.site_tools.seen(account_id, iso(rt.clock()))
+    await run_blocking(rt.site_tools.seen, account_id, iso(rt.clock()))
     settings = rt.settings
     give_up = wait_ends_at(
         min(wait_seconds, settings.bridge_poll_seconds), deadline, settings.lambda_return_margin_seconds
     )
     while True:
-        claimed = []
-        for call in rt.site_tools.queued_for_bridge(account_id):
-            if _past_deadline(rt, call):  # nobody waits for it any more: never run it late
-                _end(rt, call, FAILED, f"the site did not answer within {SITE_TIMEOUT_SECONDS} seconds")
-                continue
-            running = replace(call, status=RUNNING, updated_at=iso(rt.clock()))
-            if rt.site_tools.move(call, running):
-                claimed.append(running)
+        claimed = await run_blocking(_claim_queued, rt, account_id)
         if claimed or time.monotonic() >= give_up:
-            rt.site_tools.seen(account_id, iso(rt.clock()))
+            await run_blocking(rt.site_tools.seen, account_id, iso(rt.clock()))
             return [_for_bridge(call) for call in claimed]
-        time.sleep(min(_BRIDGE_POLL, max(0.0, give_up - time.monotonic())))
+        await pause(min(_BRIDGE_POLL, max(0.0, give_up - time.monotonic())))
+        if client_gone():  # a call claimed now would wait for a browser that is not listening
+            return []
+
+
+def _claim_queued(rt: Runtime, account_id: str) -> list[SiteCall]:
+    """Every queued call this poll could move to running; one past its deadline is ended instead."""
+    claimed = []
+    for call in rt.site_tools.queued_for_bridge(account_id):
+        if _past_deadline(rt, call):  # nobody waits for it any more: never run it late
+            _end(rt, call, FAILED, f"the site did not answer within {SITE_TIMEOUT_SECONDS} seconds")
+            continue
+        running = replace(call, status=RUNNING, updated_at=iso(rt.clock()))
+        if rt.site_tools.move(call, running):
+            claimed.append(running)
+    return claimed
 
 
 def post_result(rt: Runtime, account_id: str, call_id: str, result: Any, error: str | None) -> SiteCall:
     call = rt.site_tools.get_call(account_id, call_id) if call_id else None
     if call is None:
-        raise NotFound(f"no site-tool call {call_id}")
+        raise NotFound(f"no site-tool call {echo(call_id)}")
     if call.status != RUNNING:
         raise Conflict(f"call {call_id} is {call.status}; its result is no longer awaited")
     if _past_deadline(rt, call):
@@ -279,10 +298,10 @@ def _tool(rt: Runtime, account_id: str, site: str, tool: str) -> tuple[str, Site
     origin = normalise_origin(site)
     found = rt.site_tools.site(account_id, origin)
     if found is None:
-        raise NotFound(f"no shared site {origin}; siteTools search lists the sites the human shared")
+        raise NotFound(f"no shared site {echo(origin)}; siteTools search lists the sites the human shared")
     definition = found.tool(tool)
     if definition is None:
-        raise NotFound(f"site {origin} has no tool {tool!r}; siteTools search lists its tools")
+        raise NotFound(f"site {echo(origin)} has no tool {echo(tool)!r}; siteTools search lists its tools")
     return origin, definition
 
 
@@ -343,17 +362,12 @@ def _pending(call: SiteCall) -> dict[str, Any]:
 
 
 def _pattern(pattern: str) -> Any:
-    import regex  # a regular expression with a timeout: a catastrophic pattern cannot stall the server
-
     check_query(pattern, "pattern")
-    try:
-        return regex.compile(pattern, regex.IGNORECASE)
-    except regex.error as error:
-        raise PayloadError(f"pattern is not a valid regular expression: {error}", field="pattern") from None
+    return compile_pattern(pattern, "pattern", ignore_case=True)
 
 
-def _matches(matcher: Any, tool: SiteTool) -> bool:
+def _matches(matcher: Any, tool: SiteTool, deadline: Deadline) -> bool:
     try:
-        return matcher.search(f"{tool.name}\n{tool.description}", timeout=_PATTERN_TIMEOUT) is not None
-    except TimeoutError:
+        return deadline.search(matcher, f"{tool.name}\n{tool.description}")
+    except PatternTimeout:
         raise PayloadError("pattern takes too long to evaluate; use a simpler one", field="pattern") from None

@@ -26,6 +26,7 @@ from agent_workspace.domain.skills import (
     matches,
     parse_uri,
 )
+from agent_workspace.domain.text import echo
 from agent_workspace.observability import count
 from agent_workspace.runtime import Runtime
 from agent_workspace.services.tasks import Actor
@@ -143,7 +144,7 @@ def list_skills(rt: Runtime, workspace_id: str) -> list[dict[str, Any]]:
 
 
 def get_skill(rt: Runtime, workspace_id: str, name: str) -> dict[str, Any]:
-    check_name(name, f"skill name {name!r}", "name")
+    check_name(name, f"skill name {echo(name)!r}", "name")
     found = rt.skills.find(workspace_id, name)
     if found.ref is None or found.skill is None:
         raise NotFound(f"no skill {name} in workspace {workspace_id}")
@@ -178,7 +179,7 @@ def share(rt: Runtime, workspace_id: str, name: str, target_workspace_id: str) -
 
     Both workspaces are the caller's to check. The skill stays read-only in the target.
     """
-    check_name(name, f"skill name {name!r}", "name")
+    check_name(name, f"skill name {echo(name)!r}", "name")
     if target_workspace_id == workspace_id:
         raise PayloadError("workspaceId is the skill's own workspace; share it into another one", field="workspaceId")
     shared = {"name": name, "uri": file_uri(name, SKILL_MD), "workspaceId": target_workspace_id}
@@ -221,7 +222,7 @@ def share(rt: Runtime, workspace_id: str, name: str, target_workspace_id: str) -
 
 def unshare(rt: Runtime, workspace_id: str, name: str, target_workspace_id: str) -> None:
     """Take a skill of this workspace out of a workspace it is shared into, as if that one deleted it."""
-    check_name(name, f"skill name {name!r}", "name")
+    check_name(name, f"skill name {echo(name)!r}", "name")
     for attempt in range(_RACE_ROUNDS):
         found = rt.skills.find(target_workspace_id, name)
         ref = found.ref

@@ -14,6 +14,7 @@ from agent_workspace.domain.errors import NotFound, PayloadError
 from agent_workspace.domain.ids import check_id, is_id, new_id
 from agent_workspace.domain.models import Actor
 from agent_workspace.domain.tasks import (
+    ATTACHMENT_ID_MAX,
     BODY_MAX,
     STATUSES,
     TEXT_MAX,
@@ -26,6 +27,7 @@ from agent_workspace.domain.tasks import (
     decode_attachments,
     existing_id,
 )
+from agent_workspace.domain.text import echo
 from agent_workspace.observability import count
 from agent_workspace.runtime import Runtime
 from agent_workspace.services import events, schedules
@@ -46,7 +48,7 @@ class NewTask:
 
 def create_task(rt: Runtime, actor: Actor, new: NewTask) -> Task:
     """A task, or with `cron_schedule` a template whose schedule creates a run per fire time."""
-    check_text(new.title, "title", TITLE_MAX)
+    check_text(new.title, "title", TITLE_MAX, plain=True)
     check_text(new.body, "body", BODY_MAX, required=False)
     if new.timezone is not None and new.cron_schedule is None:
         raise PayloadError("timezone applies only with cronSchedule", field="timezone")
@@ -134,7 +136,7 @@ def get_message(rt: Runtime, workspace_id: str, task_id: str, message_id: str) -
     existing_id(task_id)
     message = rt.tasks.get_message(workspace_id, task_id, message_id) if is_id(message_id) else None
     if message is None:
-        raise NotFound(f"no message {message_id[:64]!r} in task {task_id}")
+        raise NotFound(f"no message {echo(message_id)!r} in task {task_id}")
     return message
 
 
@@ -172,9 +174,11 @@ def post_message(rt: Runtime, actor: Actor, task_id: str, text: str, attachments
 
 def attachment(rt: Runtime, workspace_id: str, task_id: str, attachment_id: str, as_base64: bool) -> dict[str, Any]:
     existing_id(task_id)
-    ref = rt.tasks.get_attachment(workspace_id, task_id, attachment_id)
+    # An id longer than any stored one names nothing, and must not reach a key (DynamoDB's 1,024 bytes).
+    known = len(attachment_id) <= ATTACHMENT_ID_MAX
+    ref = rt.tasks.get_attachment(workspace_id, task_id, attachment_id) if known else None
     if ref is None:
-        raise NotFound(f"no attachment {attachment_id!r} in task {task_id}")
+        raise NotFound(f"no attachment {echo(attachment_id)!r} in task {task_id}")
     retention = timedelta(days=rt.settings.attachment_retention_days)
     expired = PayloadError(
         f"attachment {attachment_id!r} expired: files are kept {rt.settings.attachment_retention_days} days",

@@ -1,23 +1,36 @@
 """Accounts, their workspaces, and the tokens that reach them."""
 
+from collections.abc import Callable
 from typing import Any
 
 from botocore.exceptions import ClientError
 
-from agent_workspace.domain.errors import Conflict, NotFound, RateLimited, Unavailable
+from agent_workspace.backoff import back_off
+from agent_workspace.domain.errors import Conflict, NotFound, RateLimited, Unavailable, WorkspaceError
 from agent_workspace.domain.models import TASK_STATUSES, Principal, TokenRecord, Workspace
-from agent_workspace.domain.tokens import TokenKind
+from agent_workspace.domain.tokens import FEWEST_HUMAN_TOKENS, TokenKind
 from agent_workspace.store import keys
-from agent_workspace.store.dynamo import from_item, key, query_prefix, to_item, translating_errors
+from agent_workspace.store.dynamo import from_item, get_item, key, query_prefix, to_item, translating_errors
+from agent_workspace.store.known_tokens import KnownTokens
 
 _NEW_ITEM = "attribute_not_exists(PK)"
 _CONTENTION_ROUNDS = 3
+
+# The owner's count of its live tokens: the workspace item counts its agent tokens, the account item its human
+# tokens. Every mint and revocation moves it in the transaction that writes the token, under one of these.
+_TOKEN_COUNT = "tokenCount"
+_COUNTED = "attribute_exists(tokenCount)"
+_NOT_YET_COUNTED = "attribute_exists(PK) AND attribute_not_exists(tokenCount)"  # an owner stored before counts
+_BELOW_CAP = "tokenCount < :bound"
+_ABOVE_FEWEST = "tokenCount > :bound"
+_COUNT_ROUNDS = 6  # bounded retries when other mints or revocations of the same owner won the race
 
 
 class AccountStore:
     def __init__(self, dynamodb: Any, table_name: str) -> None:
         self._db = dynamodb
         self._table = table_name
+        self._known = KnownTokens()
 
     # -- accounts and workspaces ------------------------------------------------------------
 
@@ -31,6 +44,7 @@ class AccountStore:
             "id": account_id,
             "title": title,
             "createdAt": created_at,
+            _TOKEN_COUNT: 1,
         }
         with translating_errors(f"account {account_id} already exists"):
             self._db.transact_write_items(
@@ -52,6 +66,7 @@ class AccountStore:
             "mission": workspace.mission,
             "createdAt": workspace.created_at,
             "taskCounts": {status: 0 for status in TASK_STATUSES},
+            _TOKEN_COUNT: 1,
         }
         with translating_errors(f"workspace {workspace.id} already exists"):
             self._db.transact_write_items(
@@ -116,23 +131,26 @@ class AccountStore:
             },
         ]
 
-    def put_token(self, token_hash: str, token: TokenRecord) -> None:
-        """Add a token to an existing workspace (agent) or account (human); a missing owner is `NotFound`."""
-        owner = (
-            key(keys.account_pk(token.account_id), keys.workspace_sk(token.workspace_id))
-            if token.workspace_id is not None
-            else key(keys.account_pk(token.account_id), keys.ACCOUNT_SK)
+    def put_token(self, token_hash: str, token: TokenRecord, cap: int | None) -> None:
+        """Add a token to an existing workspace (agent) or account (human), counted on it in the same transaction.
+
+        Refused with `Conflict` when the owner already holds `cap` tokens (None: no cap, the operator's
+        break-glass); a missing owner is `NotFound`.
+        """
+        owner = _owner_name(token.account_id, token.workspace_id)
+        self._counted_write(
+            token.account_id,
+            token.workspace_id,
+            +1,
+            cap,
+            self._token_puts(token_hash, token),
+            refused=lambda held: Conflict(
+                f"{owner} already has {held} {token.kind.value} tokens, the most it may hold ({cap}); "
+                "revoke one before minting another"
+            ),
+            missing=NotFound(f"no {owner}"),
+            lost=f"token {token.id} already exists",
         )
-        items = [
-            *self._token_puts(token_hash, token),
-            {"ConditionCheck": {"TableName": self._table, "Key": owner, "ConditionExpression": "attribute_exists(PK)"}},
-        ]
-        try:
-            with translating_errors():
-                self._db.transact_write_items(TransactItems=items)
-        except Conflict as error:
-            owner_name = f"workspace {token.workspace_id}" if token.workspace_id else f"account {token.account_id}"
-            raise NotFound(f"no {owner_name}") from error
 
     def resolve_token(self, token_hash: str) -> Principal | None:
         """The token's principal (a consistent read), without counting a request: admin and tests."""
@@ -148,7 +166,32 @@ class AccountStore:
         One `UpdateItem` does both: it fails on a missing (or revoked) token, and on a token that
         has used up this window, which `RateLimited` reports; the first request of a window opens it
         with a second write. Writes are strongly consistent, so revocation bites on the next call.
+
+        A failed conditional write still costs a write, so that write is only tried for a token this
+        process has seen resolve, or that a consistent read has just found: a made-up token costs one
+        read and no write, a known one the single write as before (its first use here adds the read).
         """
+        if token_hash not in self._known:
+            if not self._exists(token_hash):
+                return None
+            self._known.add(token_hash)
+        principal = self._admit_existing(token_hash, window, limit)
+        if principal is None:
+            self._known.forget(token_hash)  # revoked, here or elsewhere: its next use costs a read again
+        return principal
+
+    def _exists(self, token_hash: str) -> bool:
+        """Whether the token is stored (consistent: a token minted a moment ago on another instance is found)."""
+        with translating_errors():
+            response = self._db.get_item(
+                TableName=self._table,
+                Key=key(keys.token_pk(token_hash), keys.TOKEN_SK),
+                ConsistentRead=True,
+                ProjectionExpression=keys.PK,
+            )
+        return "Item" in response
+
+    def _admit_existing(self, token_hash: str, window: int, limit: int) -> Principal | None:
         token_key = key(keys.token_pk(token_hash), keys.TOKEN_SK)
         for _ in range(_CONTENTION_ROUNDS):
             counted = self._count_request(
@@ -203,7 +246,10 @@ class AccountStore:
         return [_token(item) for item in query_prefix(self._db, self._table, keys.account_pk(account_id), prefix)]
 
     def revoke_token(self, account_id: str, workspace_id: str | None, token_id: str) -> None:
-        """Delete the token so its next use gets 401; the reference goes with it in the same transaction."""
+        """Delete the token so its next use gets 401; the reference and the owner's count go with it in the same
+        transaction. The account's last human token is refused (`Conflict`): as `create_account` says, an
+        account nobody can administer never exists, and the count's condition holds that against a race too.
+        """
         ref_key = key(keys.account_pk(account_id), keys.token_ref_sk(_scope(workspace_id), token_id))
         with translating_errors():
             ref = self._db.get_item(TableName=self._table, Key=ref_key, ConsistentRead=True).get("Item")
@@ -211,24 +257,105 @@ class AccountStore:
             where = f"workspace {workspace_id}" if workspace_id else "this account's human tokens"
             raise NotFound(f"no token {token_id} in {where}")
         values = from_item(ref)
-        with translating_errors(f"token {token_id} was revoked meanwhile"):
-            self._db.transact_write_items(
-                TransactItems=[
-                    {
-                        "Delete": {
-                            "TableName": self._table,
-                            "Key": ref_key,
-                            "ConditionExpression": "attribute_exists(PK)",
-                        }
-                    },
-                    {
-                        "Delete": {
-                            "TableName": self._table,
-                            "Key": key(keys.token_pk(values["tokenHash"]), keys.TOKEN_SK),
-                        }
-                    },
-                ]
-            )
+        self._counted_write(
+            account_id,
+            workspace_id,
+            -1,
+            None if workspace_id is not None else FEWEST_HUMAN_TOKENS,
+            [
+                {"Delete": {"TableName": self._table, "Key": ref_key, "ConditionExpression": "attribute_exists(PK)"}},
+                {"Delete": {"TableName": self._table, "Key": key(keys.token_pk(values["tokenHash"]), keys.TOKEN_SK)}},
+            ],
+            refused=lambda held: Conflict(
+                f"token {token_id} is this account's last human token: revoking it would leave the account "
+                "locked out; mint another first"
+            ),
+            missing=NotFound(f"no {_owner_name(account_id, workspace_id)}"),
+            lost=f"token {token_id} was revoked meanwhile",
+        )
+        self._known.forget(values["tokenHash"])
+
+    def _counted_write(
+        self,
+        account_id: str,
+        workspace_id: str | None,
+        delta: int,
+        bound: int | None,
+        items: list[dict[str, Any]],
+        refused: Callable[[int], WorkspaceError],
+        missing: WorkspaceError,
+        lost: str,
+    ) -> None:
+        """`items` written with the owner's token count moved by `delta`, in one transaction that holds the count
+        below `bound` (a mint's cap) or above it (the fewest a revocation may leave); None: no bound.
+
+        The condition, not a read before, is what decides, so of many concurrent mints at the cap (or
+        revocations of the last tokens) only those that fit succeed. A failed count is read once to say why:
+        `missing` owner, `refused(count)`, or a race lost, retried. An owner stored before tokens were counted
+        is counted from its token references, and that count is written only while there still is none.
+        """
+        owner = _owner_key(account_id, workspace_id)
+        uncounted: int | None = None  # the owner's tokens as its references count them, while it has no count
+        for attempt in range(_COUNT_ROUNDS):
+            count_item = self._count_change(owner, delta, bound, uncounted)
+            try:
+                with translating_errors(lost):
+                    self._db.transact_write_items(TransactItems=[count_item, *items])
+                return
+            except Conflict as conflict:
+                if "ConditionalCheckFailed" in conflict.reasons[1:]:
+                    raise  # the items' own condition: a token already there, or already gone
+                if conflict.reasons[:1] != ("ConditionalCheckFailed",):
+                    back_off(attempt)  # lost a race with another transaction on these items
+                    continue
+            stored = get_item(self._db, self._table, owner["PK"]["S"], owner["SK"]["S"])
+            if stored is None:
+                raise missing
+            uncounted = self._count_references(account_id, workspace_id) if _TOKEN_COUNT not in stored else None
+            held = int(stored[_TOKEN_COUNT]) if uncounted is None else uncounted
+            if bound is not None and not (held < bound if delta > 0 else held > bound):
+                raise refused(held)
+            back_off(attempt)
+        raise Unavailable("the store is busy; retry shortly")
+
+    def _count_change(
+        self, owner: dict[str, Any], delta: int, bound: int | None, uncounted: int | None
+    ) -> dict[str, Any]:
+        if uncounted is not None:
+            update, condition, values = "SET tokenCount = :count", _NOT_YET_COUNTED, {":count": uncounted + delta}
+        else:
+            update, condition, values = "ADD tokenCount :delta", _COUNTED, {":delta": delta}
+            if bound is not None:
+                condition = f"{condition} AND {_BELOW_CAP if delta > 0 else _ABOVE_FEWEST}"
+                values[":bound"] = bound
+        return {
+            "Update": {
+                "TableName": self._table,
+                "Key": owner,
+                "UpdateExpression": update,
+                "ConditionExpression": condition,
+                "ExpressionAttributeValues": to_item(values),
+            }
+        }
+
+    def _count_references(self, account_id: str, workspace_id: str | None) -> int:
+        """The owner's live tokens, counted from their references (`Select COUNT`: no item comes back)."""
+        request: dict[str, Any] = {
+            "TableName": self._table,
+            "KeyConditionExpression": "PK = :pk AND begins_with(SK, :prefix)",
+            "ExpressionAttributeValues": to_item(
+                {":pk": keys.account_pk(account_id), ":prefix": keys.token_ref_prefix(_scope(workspace_id))}
+            ),
+            "Select": "COUNT",
+        }
+        total = 0
+        with translating_errors():
+            while True:
+                page = self._db.query(**request)
+                total += int(page.get("Count", 0))
+                if "LastEvaluatedKey" not in page:
+                    return total
+                request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
 
 def _principal(values: dict[str, Any]) -> Principal:
@@ -242,6 +369,16 @@ def _principal(values: dict[str, Any]) -> Principal:
 
 def _scope(workspace_id: str | None) -> str:
     return workspace_id if workspace_id is not None else keys.ACCOUNT_SCOPE
+
+
+def _owner_key(account_id: str, workspace_id: str | None) -> dict[str, Any]:
+    """The item that counts the tokens: the workspace for agent tokens, the account for human ones."""
+    sk = keys.workspace_sk(workspace_id) if workspace_id is not None else keys.ACCOUNT_SK
+    return key(keys.account_pk(account_id), sk)
+
+
+def _owner_name(account_id: str, workspace_id: str | None) -> str:
+    return f"workspace {workspace_id}" if workspace_id is not None else f"account {account_id}"
 
 
 def _workspace(values: dict[str, Any]) -> Workspace:

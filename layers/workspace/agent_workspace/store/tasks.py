@@ -91,12 +91,20 @@ class TaskStore:
         same old status; the loser re-reads and applies on top, never overwriting silently. Completing
         a task with an `eventId` for the first time also writes `publication(task)` (its id and a
         transaction item recording it) in the same transaction, so the event is published exactly once.
+        `notstarted` on a task that is dequeued but not started (still `notstarted`) releases the claim instead.
         """
         for attempt in range(_CONTENTION_ROUNDS):
             current = self.get(workspace_id, task_id, consistent=True)
             if current is None:
                 raise NotFound(f"no task {task_id} in this workspace")
             if current.status == status:
+                if current.claim and _is_queued(current.assignee, status, current.cron_schedule):
+                    # `notstarted` on a dequeued task the agent never started: it gives the task back.
+                    released = self._release_claim(workspace_id, current, now)
+                    if released is None:  # claimed anew meanwhile: read it again
+                        back_off(attempt)
+                        continue
+                    return released, status
                 return current, status  # not a change: nothing to record
             # Never before the change it follows: this attempt may have lost to a later one, and another
             # instance's clock may run a little ahead of ours; the history stays in order either way.
@@ -158,6 +166,37 @@ class TaskStore:
             )
             return changed, current.status
         raise Unavailable(f"task {task_id} is being changed by others; retry shortly")
+
+    def _release_claim(self, workspace_id: str, current: Task, now: str) -> Task | None:
+        """Give a dequeued, unstarted task back: off its lease and at its own place in the queue again, so the
+        next dequeue (by any agent) gets it. None if the claim is no longer the one read (lost a race)."""
+        assert current.claim is not None
+        at = max(now, current.updated_at)
+        try:
+            with translating_errors():
+                self._db.update_item(
+                    TableName=self._table,
+                    Key=key(keys.workspace_pk(workspace_id), keys.task_sk(current.id)),
+                    UpdateExpression="SET GSI1PK = :qpk, GSI1SK = :qsk, updatedAt = :now REMOVE claim",
+                    # Still unstarted and held by the claim read just before, not one taken over since.
+                    ConditionExpression=(
+                        "#status = :notstarted AND claim.tokenId = :token AND claim.claimedAt = :claimedAt"
+                    ),
+                    ExpressionAttributeNames={"#status": "status"},
+                    ExpressionAttributeValues=to_item(
+                        {
+                            ":qpk": keys.queue_pk(workspace_id),
+                            ":qsk": keys.queue_sk(current.created_at, current.id),
+                            ":now": at,
+                            ":notstarted": "notstarted",
+                            ":token": current.claim["tokenId"],
+                            ":claimedAt": current.claim["claimedAt"],
+                        }
+                    ),
+                )
+        except Conflict:
+            return None
+        return replace(current, claim=None, updated_at=at)
 
     def claim_next(self, workspace_id: str, token_id: str, now: str, lease_until: str) -> Task | None:
         """Hand the oldest available queued task to exactly one caller.

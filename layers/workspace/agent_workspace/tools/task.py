@@ -20,7 +20,9 @@ class AttachmentIn(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
-    id: str = Field(description="Unique ID for this attachment within the task (any string)")
+    id: str = Field(
+        description="Unique ID for this attachment within the task: letters, digits, '.', '_' and '-', e.g. 'schema'"
+    )
     filename: str = Field(description='Display filename (e.g., "schema.sql")')
     mimeType: str = Field(description='MIME type (e.g., "text/plain", "image/png")')
     data: str = Field(description="Base64-encoded file content")
@@ -99,7 +101,7 @@ class ElicitPayload(Payload):
         None,
         description=(
             "'form': the human fills in requestedSchema; 'url': the human opens url (e.g. to sign in or approve). "
-            "Required unless resuming with elicitationId."
+            "Optional: requestedSchema means form, url means url; if given it must agree with them."
         ),
     )
     requestedSchema: dict[str, Any] | None = Field(
@@ -193,9 +195,8 @@ async def elicit(call: Call, payload: ElicitPayload) -> dict:
             elicitations.find, call.runtime, actor.workspace_id, payload.elicitationId, payload.taskId
         )
     else:
-        for name in ("message", "mode"):
-            if getattr(payload, name) is None:
-                raise PayloadError(f"missing required field '{name}' (or elicitationId to resume)", field=name)
+        if payload.message is None:
+            raise PayloadError("missing required field 'message' (or elicitationId to resume)", field="message")
         question = await run_blocking(
             elicitations.ask,
             call.runtime,

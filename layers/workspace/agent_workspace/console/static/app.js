@@ -741,7 +741,9 @@ function schemaField(name, property, isRequired) {
     input = long ? el("textarea", { id, rows: 3 }) : el("input", { id, type: formats[property.format] || "text" });
     if (typeof property.minLength === "number") input.minLength = property.minLength;
     if (typeof property.maxLength === "number") input.maxLength = property.maxLength;
-    if (typeof property.pattern === "string" && !long) input.pattern = property.pattern;
+    // No input.pattern: the agent's pattern would run in this tab's regex engine, which has no time limit
+    // (a catastrophic one freezes the page on each keystroke). The server checks it with a bounded engine
+    // when the answer is sent, and its 422 names the field.
     if (typeof property.default === "string") input.value = property.default;
     wrap.append(label, input);
     read = () => (input.value === "" && !isRequired ? undefined : input.value);

@@ -1,0 +1,36 @@
+"""Every HTML page the server sends may run only its own scripts.
+
+The console keeps the human's token in its tab, on the server's origin: a script from anywhere else
+(a CDN's, one injected into a page) running there could read it. So every `text/html` answer carries
+a Content-Security-Policy that allows scripts, styles and connections from this origin only, unless
+the route set a policy of its own. FastAPI's /docs and /redoc, which load Swagger UI and ReDoc from a
+CDN, are not served (`api.app`); the schema stays at /openapi.json.
+"""
+
+from starlette.datastructures import MutableHeaders
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+CONTENT_SECURITY_POLICY = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+    "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+)
+
+
+class HtmlPolicy:
+    def __init__(self, app: ASGIApp) -> None:
+        self._app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self._app(scope, receive, send)
+            return
+
+        async def send_with_policy(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                if headers.get("content-type", "").lower().startswith("text/html"):
+                    headers.setdefault("content-security-policy", CONTENT_SECURITY_POLICY)
+                    headers.setdefault("x-content-type-options", "nosniff")
+            await send(message)
+
+        await self._app(scope, receive, send_with_policy)
