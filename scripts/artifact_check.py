@@ -33,9 +33,21 @@ UNZIPPED_LIMIT_BYTES = 250 * 1024 * 1024
 # Libraries a manylinux wheel may link without vendoring them: the PEP 600 policy list (auditwheel's
 # policy.json), all present on Amazon Linux 2023. Anything else must sit in the wheel's own `.libs`.
 SYSTEM_LIBRARIES = {
-    "libc.so.6", "libm.so.6", "libdl.so.2", "librt.so.1", "libpthread.so.0", "libutil.so.1", "libnsl.so.1",
-    "libresolv.so.2", "libgcc_s.so.1", "libstdc++.so.6", "libcrypt.so.1", "libz.so.1", "libexpat.so.1",
-    "ld-linux-aarch64.so.1", "ld-linux-x86-64.so.2",
+    "libc.so.6",
+    "libm.so.6",
+    "libdl.so.2",
+    "librt.so.1",
+    "libpthread.so.0",
+    "libutil.so.1",
+    "libnsl.so.1",
+    "libresolv.so.2",
+    "libgcc_s.so.1",
+    "libstdc++.so.6",
+    "libcrypt.so.1",
+    "libz.so.1",
+    "libexpat.so.1",
+    "ld-linux-aarch64.so.1",
+    "ld-linux-x86-64.so.2",
 }
 
 _GLIBC = re.compile(r"^GLIBC_(\d+)\.(\d+)(?:\.\d+)?$")

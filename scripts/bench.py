@@ -98,9 +98,7 @@ class ImportPath:
         )
 
 
-SOURCE = ImportPath(
-    "source", sys.executable, HANDLER_FILE, f"python{sys.version_info.major}.{sys.version_info.minor}"
-)
+SOURCE = ImportPath("source", sys.executable, HANDLER_FILE, f"python{sys.version_info.major}.{sys.version_info.minor}")
 
 
 def built_import_path() -> ImportPath:
@@ -172,7 +170,11 @@ for _name in json.loads({modules!r}):
 def run_python(code: str, env: dict[str, str], *flags: str, path: ImportPath) -> subprocess.CompletedProcess[str]:
     done = subprocess.run(
         [path.executable, *path.flags, *flags, "-c", path.preamble + code],
-        env=env, cwd=ROOT, capture_output=True, text=True, check=False,
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     if done.returncode != 0:
         raise RuntimeError(f"child interpreter failed:\n{done.stderr}")

@@ -97,7 +97,10 @@ def find_interpreter(version: str) -> str | None:
         try:
             done = subprocess.run(
                 [candidate, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
-                capture_output=True, text=True, timeout=30, check=False,
+                capture_output=True,
+                text=True,
+                timeout=30,
+                check=False,
             )
         except (OSError, subprocess.TimeoutExpired):
             continue

@@ -146,7 +146,9 @@ def receive_all(runtime: Runtime) -> list[dict]:
     """Every message visible on the events queue now (received: invisible afterwards, as for a consumer)."""
     received: list[dict] = []
     while page := runtime.clients.sqs.receive_message(
-        QueueUrl=runtime.settings.events_queue_url, MaxNumberOfMessages=10, WaitTimeSeconds=0,
+        QueueUrl=runtime.settings.events_queue_url,
+        MaxNumberOfMessages=10,
+        WaitTimeSeconds=0,
         AttributeNames=["All"],
     ).get("Messages", []):
         received += page

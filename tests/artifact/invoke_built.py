@@ -53,12 +53,17 @@ def main() -> None:
         for name, origin in top_level.items()
         if origin and origin != __file__ and "." not in name and not origin.startswith(sys.base_prefix)
     }
-    out.write(json.dumps({
-        "sys_path": sys.path,
-        "base_prefix": sys.base_prefix,
-        "origins": origins,
-        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,  # Linux: kilobytes
-    }) + "\n")
+    out.write(
+        json.dumps(
+            {
+                "sys_path": sys.path,
+                "base_prefix": sys.base_prefix,
+                "origins": origins,
+                "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,  # Linux: kilobytes
+            }
+        )
+        + "\n"
+    )
 
 
 main()

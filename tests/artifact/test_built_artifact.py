@@ -145,9 +145,9 @@ def test_the_load_check_ran_the_real_binaries_where_the_host_can(built, loadable
     assert (loadable_layer == built.layer) == (platform.machine() == built.target.machine)
 
 
-
-def test_each_function_has_memory_for_its_measured_peak_and_not_many_times_more(built, loadable_layer, loaded_api,
-                                                                               runtime):
+def test_each_function_has_memory_for_its_measured_peak_and_not_many_times_more(
+    built, loadable_layer, loaded_api, runtime
+):
     """Lambda bills memory x time: room for the measured peak (plus the runtime's own, and a 6 MB body's
     copies for the API), but not the flat 1024 MB every function had."""
     _, api = loaded_api

@@ -65,8 +65,10 @@ RESOURCES = {
         {"Fn::Sub": "arn:${AWS::Partition}:scheduler:${AWS::Region}:${AWS::AccountId}:schedule/${ScheduleGroup}/*"}
     ): "schedules",
     json.dumps("*"): "*",
-    **{json.dumps({"Fn::GetAtt": [group, "Arn"]}): "logs" for group in ("ApiLogGroup", "ScheduleLogGroup",
-                                                                          "EventsLogGroup")},
+    **{
+        json.dumps({"Fn::GetAtt": [group, "Arn"]}): "logs"
+        for group in ("ApiLogGroup", "ScheduleLogGroup", "EventsLogGroup")
+    },
 }
 
 
@@ -136,8 +138,11 @@ def grants(role: str) -> dict[str, set[str]]:
     return granted
 
 
-FUNCTION_ROLES = {"ApiFunction": "ApiFunctionRole", "ScheduleFunction": "ScheduleFunctionRole",
-                  "EventsFunction": "EventsFunctionRole"}
+FUNCTION_ROLES = {
+    "ApiFunction": "ApiFunctionRole",
+    "ScheduleFunction": "ScheduleFunctionRole",
+    "EventsFunction": "EventsFunctionRole",
+}
 
 
 def test_every_function_runs_with_its_own_role():

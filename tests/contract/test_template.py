@@ -89,8 +89,10 @@ def _alarmed(namespace: str, metric: str) -> list[dict]:
 
 def test_alarms_watch_both_dead_letter_queues_every_functions_errors_and_throttles_and_table_throttling():
     queues = [a["Dimensions"][0]["Value"] for a in _alarmed("AWS/SQS", "ApproximateNumberOfMessagesVisible")]
-    assert sorted(q["Fn::GetAtt"] for q in queues) == ["EventsDeadLetterQueue.QueueName",
-                                                      "ScheduleDeadLetterQueue.QueueName"]
+    assert sorted(q["Fn::GetAtt"] for q in queues) == [
+        "EventsDeadLetterQueue.QueueName",
+        "ScheduleDeadLetterQueue.QueueName",
+    ]
     for metric in ("Errors", "Throttles"):
         watched = sorted(a["Dimensions"][0]["Value"]["Ref"] for a in _alarmed("AWS/Lambda", metric))
         assert watched == sorted(FUNCTIONS), metric

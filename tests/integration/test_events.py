@@ -217,7 +217,9 @@ def test_defining_an_event_answers_201_with_an_id_and_the_name_is_taken_after(wi
     event = response.json()
     assert BASE62_ID.match(event["id"])
     assert (event["name"], event["description"], event["subscriptionCount"]) == (
-        "deploy_done", "A release reached production.", 0
+        "deploy_done",
+        "A release reached production.",
+        0,
     )
     assert event["createdAt"].endswith("Z")
 
@@ -267,7 +269,10 @@ def test_subscribing_a_workspace_answers_201_and_the_subscription_is_listed_read
     subscription = response.json()
     assert BASE62_ID.match(subscription["id"])
     assert {k: v for k, v in subscription.items() if k not in ("id", "createdAt")} == {
-        "eventId": event["id"], "workspaceId": seeded.workspace_id, "title": "Smoke-test it", "body": SUB_BODY
+        "eventId": event["id"],
+        "workspaceId": seeded.workspace_id,
+        "title": "Smoke-test it",
+        "body": SUB_BODY,
     }
     assert wiring.get_event(event["id"]).json()["subscriptionCount"] == 1
     assert wiring.list_subscriptions(seeded.workspace_id).json() == [subscription]
@@ -399,8 +404,9 @@ async def test_publish_event_answers_that_it_was_published_records_it_and_queues
 ):
     run_id = new_id()
 
-    text, is_error = await agent("workspace", "publishEvent", name="deploy_done", taskId=run_id, payload=PAYLOAD,
-                                 faq=FAQ)
+    text, is_error = await agent(
+        "workspace", "publishEvent", name="deploy_done", taskId=run_id, payload=PAYLOAD, faq=FAQ
+    )
 
     assert (text, is_error) == ('event "deploy_done" published', False)
     (publication,) = wiring.published()
@@ -424,10 +430,15 @@ async def test_publish_event_answers_that_it_was_published_records_it_and_queues
 
 async def test_the_old_tool_name_and_a_partly_flat_call_publish_too(agent, wiring):
     assert await agent.raw("publishEvent", {"name": "deploy_done", "payload": "old name"}) == (
-        'event "deploy_done" published', False
+        'event "deploy_done" published',
+        False,
     )
-    partly_flat = {"action": "publishEvent", "name": "build_done", "taskId": "0kGogHmaqvZ",
-                   "payload": {"payload": "flat beside action"}}
+    partly_flat = {
+        "action": "publishEvent",
+        "name": "build_done",
+        "taskId": "0kGogHmaqvZ",
+        "payload": {"payload": "flat beside action"},
+    }
     assert await agent.raw("workspace", partly_flat) == ('event "build_done" published', False)
 
     shown = {p["name"]: (p["payload"], p["taskId"]) for p in wiring.published()}
@@ -448,10 +459,14 @@ async def test_a_fully_flat_publish_event_call_is_accepted(agent, wiring):
         ({"name": "", "payload": "x"}, "name must be 1-128 letters"),
         ({"name": "deploy_done"}, "missing required field 'payload'"),
         ({"name": "deploy_done", "payload": "x", "taskId": "not base62!"}, "taskId must be a base62 id"),
-        ({"name": "deploy_done", "payload": "x", "faq": [{"q": f"q{n}", "a": "a"} for n in range(11)]},
-         "faq has 11 entries; at most 10"),
-        ({"name": "deploy_done", "payload": "x", "faq": [{"q": "only a question"}]},
-         "missing required field 'faq[0].a'"),
+        (
+            {"name": "deploy_done", "payload": "x", "faq": [{"q": f"q{n}", "a": "a"} for n in range(11)]},
+            "faq has 11 entries; at most 10",
+        ),
+        (
+            {"name": "deploy_done", "payload": "x", "faq": [{"q": "only a question"}]},
+            "missing required field 'faq[0].a'",
+        ),
         ({"name": "deploy_done", "payload": "x" * (16 * 1024 + 1)}, "payload is 16385 characters"),
         ({"name": "deploy_done", "payload": "x", "verbose": True}, "unknown field 'verbose'"),
     ],
@@ -484,9 +499,7 @@ async def test_a_name_nobody_subscribes_to_is_published_and_delivered_to_no_one(
 # == fan-out ======================================================================================
 
 
-async def test_one_publication_becomes_one_trigger_task_per_subscribing_workspace(
-    agent, live, wiring, runtime, seeded
-):
+async def test_one_publication_becomes_one_trigger_task_per_subscribing_workspace(agent, live, wiring, runtime, seeded):
     event = wiring.event()
     qa_id, qa_token = new_workspace(runtime, seeded.account_id, "QA")
     docs_id, docs_token = new_workspace(runtime, seeded.account_id, "Docs")
@@ -511,11 +524,19 @@ async def test_one_publication_becomes_one_trigger_task_per_subscribing_workspac
         (task,) = triggers(runtime, workspace_id)
         assert BASE62_ID.match(task["id"])
         assert (task["title"], task["status"], task["assignee"], task["createdBy"]) == (
-            subscription["title"], "notstarted", "agent", "event"
+            subscription["title"],
+            "notstarted",
+            "agent",
+            "event",
         )
         assert task["body"].startswith(SUB_BODY)
-        for part in (PAYLOAD, "Q: Which commit?\nA: a0b8ab0", "Q: Rollback plan?\nA: Redeploy v0.9.19.",
-                     f"Workflow run taskId: {run_id}", 'event "deploy_done"'):
+        for part in (
+            PAYLOAD,
+            "Q: Which commit?\nA: a0b8ab0",
+            "Q: Rollback plan?\nA: Redeploy v0.9.19.",
+            f"Workflow run taskId: {run_id}",
+            'event "deploy_done"',
+        ):
             assert part in task["body"], (part, task["body"])
         assert task["trigger"] == {
             "eventId": event["id"],
@@ -607,7 +628,9 @@ async def test_completing_a_task_with_an_event_id_publishes_once_however_often_i
 
     (publication,) = wiring.published()
     assert (publication["eventId"], publication["name"], publication["workspaceId"]) == (
-        event["id"], None, seeded.workspace_id
+        event["id"],
+        None,
+        seeded.workspace_id,
     )
     assert (publication["taskId"], publication["sourceTaskId"], publication["state"]) == (task_id, task_id, "queued")
     assert "Write the weekly report" in publication["payload"]
@@ -637,9 +660,7 @@ async def test_completing_a_task_with_an_event_id_publishes_once_however_often_i
     assert (await agent.get(taskId=task_id))["eventPublicationId"] == publication["id"]
 
 
-async def test_a_completion_not_yet_delivered_is_queued_again_and_still_delivered_once(
-    agent, wiring, runtime, seeded
-):
+async def test_a_completion_not_yet_delivered_is_queued_again_and_still_delivered_once(agent, wiring, runtime, seeded):
     event = wiring.event(name="report_ready")
     qa_id, _ = new_workspace(runtime, seeded.account_id, "QA")
     wiring.subscription(qa_id, event["id"], title="Read the report")
@@ -652,9 +673,9 @@ async def test_a_completion_not_yet_delivered_is_queued_again_and_still_delivere
     messages = receive_all(runtime)
     assert len(messages) == 2
     assert len({m["Body"] for m in messages}) == 1
-    assert fan_out.handle(
-        {"Records": [record_of(runtime, m) for m in messages]}, None, runtime
-    ) == {"batchItemFailures": []}
+    assert fan_out.handle({"Records": [record_of(runtime, m) for m in messages]}, None, runtime) == {
+        "batchItemFailures": []
+    }
     (publication,) = wiring.published()
     assert (publication["state"], publication["triggeredTasks"]) == ("delivered", 1)
     assert len(triggers(runtime, qa_id)) == 1
@@ -742,9 +763,7 @@ async def test_an_account_without_the_event_publishing_its_name_creates_nothing_
 # == the local queue driver =======================================================================
 
 
-async def test_the_queue_driver_delivers_what_was_published_and_leaves_the_queue_empty(
-    agent, wiring, runtime, seeded
-):
+async def test_the_queue_driver_delivers_what_was_published_and_leaves_the_queue_empty(agent, wiring, runtime, seeded):
     event = wiring.event()
     qa_id, _ = new_workspace(runtime, seeded.account_id, "QA")
     wiring.subscription(qa_id, event["id"])

@@ -348,8 +348,14 @@ async def test_task_create_over_rest_is_a_503_with_retry_after_and_leaves_nothin
 async def test_a_reply_whose_upload_or_transaction_fails_leaves_nothing_and_succeeds_afterwards(
     runtime, seeded, operation, fault, message
 ):
-    task_id = created_id(await call(runtime, seeded.agent_token, "task", {"action": "create", "payload": {
-        "title": "Review", "body": "Have a look."}}))
+    task_id = created_id(
+        await call(
+            runtime,
+            seeded.agent_token,
+            "task",
+            {"action": "create", "payload": {"title": "Review", "body": "Have a look."}},
+        )
+    )
     reply = {"action": "reply", "payload": {"taskId": task_id, "text": "Here they are.", "attachments": FILES}}
     before = stored(runtime)
 
@@ -435,7 +441,9 @@ async def test_creating_a_doc_whose_second_upload_fails_leaves_no_expiry_schedul
 
 def replacement_of(doc_id: str) -> dict[str, Any]:
     return pano_save(
-        id=doc_id, title="Plan v2", markdown="# Plan v2\n\n[b](b.txt) and [c](c.txt)",
+        id=doc_id,
+        title="Plan v2",
+        markdown="# Plan v2\n\n[b](b.txt) and [c](c.txt)",
         files=[file("b", b"beta v2", "b.txt"), file("c", b"gamma", "c.txt")],
     )
 
@@ -482,7 +490,8 @@ async def test_replacing_a_doc_whose_write_fails_leaves_the_doc_and_its_schedule
 async def test_a_doc_write_that_fails_takes_back_the_files_it_uploaded(runtime, seeded, action):
     doc = saved(await call(runtime, seeded.agent_token, "pano", pano_save()))
     arguments = (
-        replacement_of(doc["id"]) if action == "save"
+        replacement_of(doc["id"])
+        if action == "save"
         else {"action": "attach", "payload": {"id": doc["id"], "files": [file("z", b"zeta", "z.txt")]}}
     )
     before = stored(runtime)
@@ -649,8 +658,9 @@ GET = {"action": "get", "payload": {}}
 
 
 async def test_a_dequeue_whose_claim_is_throttled_errs_and_the_task_is_handed_out_once_afterwards(runtime, seeded):
-    task_id = created_id(await call(runtime, seeded.agent_token, "task", {"action": "create", "payload": {
-        "title": "Do it", "body": ""}}))
+    task_id = created_id(
+        await call(runtime, seeded.agent_token, "task", {"action": "create", "payload": {"title": "Do it", "body": ""}})
+    )
     before = stored(runtime)
 
     with failing(runtime.clients.dynamodb, "UpdateItem", THROTTLED) as injected:
@@ -666,8 +676,9 @@ async def test_a_dequeue_whose_claim_is_throttled_errs_and_the_task_is_handed_ou
 
 
 async def test_a_claim_applied_but_answered_500_is_not_lost_nor_handed_out_twice(runtime, seeded):
-    task_id = created_id(await call(runtime, seeded.agent_token, "task", {"action": "create", "payload": {
-        "title": "Do it", "body": ""}}))
+    task_id = created_id(
+        await call(runtime, seeded.agent_token, "task", {"action": "create", "payload": {"title": "Do it", "body": ""}})
+    )
 
     with failing(runtime.clients.dynamodb, "UpdateItem", DYNAMODB_500, times=1, committed=True):
         first = await call(runtime, seeded.agent_token, "task", GET)
@@ -685,8 +696,9 @@ async def test_a_claim_applied_but_answered_500_is_not_lost_nor_handed_out_twice
 
 
 async def test_a_claim_applied_but_answered_500_hands_the_task_out_or_says_retry(runtime, seeded):
-    task_id = created_id(await call(runtime, seeded.agent_token, "task", {"action": "create", "payload": {
-        "title": "Do it", "body": ""}}))
+    task_id = created_id(
+        await call(runtime, seeded.agent_token, "task", {"action": "create", "payload": {"title": "Do it", "body": ""}})
+    )
 
     with failing(runtime.clients.dynamodb, "UpdateItem", DYNAMODB_500, times=1, committed=True):
         first = await call(runtime, seeded.agent_token, "task", GET)
@@ -783,8 +795,12 @@ async def test_a_permanent_5xx_gives_up_within_a_bounded_time_really_sleeping(ru
     started = time.monotonic()
 
     with failing(runtime.clients.dynamodb, "TransactWriteItems", DYNAMODB_500) as injected:
-        outcome = await call(runtime, seeded.agent_token, "memory", {"action": "save", "payload": {
-            "name": "notes.md", "content": "text"}})
+        outcome = await call(
+            runtime,
+            seeded.agent_token,
+            "memory",
+            {"action": "save", "payload": {"name": "notes.md", "content": "text"}},
+        )
 
     elapsed = time.monotonic() - started
     assert outcome == retryable("memory save", STORE_BUSY)
@@ -846,4 +862,3 @@ def test_injections_are_removed_when_their_block_ends(runtime):
     with failing(runtime.clients.s3, "PutObject", S3_500, times=0) as counted:
         runtime.blobs.put(key, b"x", "text/plain")
     assert counted.attempts == 1 and content(runtime, key) == b"x"
-

@@ -154,8 +154,10 @@ def test_a_task_too_large_for_any_page_is_a_422_naming_it_and_the_cursor_goes_pa
     response = rest.get(rest.tasks, cursor=first["nextCursor"])
 
     detail = problem(
-        response, 422, f"task {big['id']} takes", f"read it on its own: GET /api/workspaces/{seeded.workspace_id}"
-        f"/tasks/{big['id']}"
+        response,
+        422,
+        f"task {big['id']} takes",
+        f"read it on its own: GET /api/workspaces/{seeded.workspace_id}/tasks/{big['id']}",
     )
     assert rest.ok(rest.tasks, cursor=skip_cursor(detail)) == {"tasks": [other], "nextCursor": None}
     assert rest.ok(f"{rest.tasks}/{big['id']}")["body"] == big["body"]  # on its own, it is served
@@ -275,8 +277,7 @@ def test_a_realistic_conversation_over_mcp_comes_in_pages_each_under_6_mb(runtim
     """40 messages of 64 K characters that JSON inflates (CJK, quotes): 13 MB in one answer, were it sent at once."""
     actor = Actor("agent", seeded.account_id, seeded.workspace_id, "tok-agent")
     task = tasks.create_task(runtime, actor, NewTask(title="Translate", body="Into Japanese."))
-    posted = [tasks.post_message(runtime, actor, task.id, text(64 * 1024, f'「{n}」"引用" '), []).id
-              for n in range(40)]
+    posted = [tasks.post_message(runtime, actor, task.id, text(64 * 1024, f'「{n}」"引用" '), []).id for n in range(40)]
     handler = load_function("api", runtime, monkeypatch).handler
 
     seen, payloads, cursor = [], [], None

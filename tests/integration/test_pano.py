@@ -195,7 +195,7 @@ async def test_a_refused_replace_leaves_the_doc_as_it_was(agent):
 
 async def test_linked_files_come_back_with_presigned_urls_byte_for_byte(agent):
     image, notes, spaced = bytes(range(256)) * 8, b"line 1\nline 2\n", b"\x00\xffspaced"
-    markdown = "# Plan\n\n![chart](chart.png)\nSee [the notes](notes.txt \"title\") and [plan](<my plan.bin>)."
+    markdown = '# Plan\n\n![chart](chart.png)\nSee [the notes](notes.txt "title") and [plan](<my plan.bin>).'
     saved = await agent.save(
         title="With files",
         markdown=markdown,
@@ -235,9 +235,7 @@ async def test_a_percent_encoded_link_links_the_file_with_spaces(agent):
         "[data] (data.csv)",
     ],
 )
-async def test_an_unlinked_file_is_refused_on_create_naming_it_and_nothing_is_stored(
-    agent, runtime, seeded, markdown
-):
+async def test_an_unlinked_file_is_refused_on_create_naming_it_and_nothing_is_stored(agent, runtime, seeded, markdown):
     text, is_error = await agent("save", title="t", markdown=markdown, files=[file_in("d", "data.csv", b"a,b\n")])
     assert is_error and "files[0]" in text and "data.csv" in text, text
     assert pano_service.list_docs(runtime, seeded.account_id) == []
@@ -263,9 +261,7 @@ async def test_an_unlinked_file_is_refused_on_replace_and_the_doc_is_unchanged(a
     assert s3_keys(runtime, pano_prefix(seeded.account_id, saved["id"])) == before
 
 
-async def test_a_file_the_markdown_stops_linking_is_dropped_and_one_still_linked_is_kept_unsent(
-    agent, runtime, seeded
-):
+async def test_a_file_the_markdown_stops_linking_is_dropped_and_one_still_linked_is_kept_unsent(agent, runtime, seeded):
     saved = await agent.save(
         title="t",
         markdown="![a](a.png) and [b](b.txt)",
@@ -401,9 +397,7 @@ async def test_an_expired_doc_is_not_found_before_anything_deletes_it(agent, run
     assert raw_comments(runtime, seeded.account_id, doc_id) == []
 
 
-async def test_expiry_is_ttl_days_after_the_last_save_and_each_save_moves_it_and_the_schedule(
-    agent, runtime, seeded
-):
+async def test_expiry_is_ttl_days_after_the_last_save_and_each_save_moves_it_and_the_schedule(agent, runtime, seeded):
     advance = frozen_clock(runtime)
     saved = await agent.save(title="t", markdown="m", ttlDays=3)
     doc_id = saved["id"]
@@ -413,7 +407,10 @@ async def test_expiry_is_ttl_days_after_the_last_save_and_each_save_moves_it_and
     schedule = expiry_schedule(runtime, seeded.account_id, doc_id)
     assert schedule["ScheduleExpression"] == at_expression(first_expiry)
     assert json.loads(schedule["Target"]["Input"]) == {
-        "kind": "panoExpiry", "accountId": seeded.account_id, "docId": doc_id, "expiresAt": saved["expiresAt"]
+        "kind": "panoExpiry",
+        "accountId": seeded.account_id,
+        "docId": doc_id,
+        "expiresAt": saved["expiresAt"],
     }
 
     advance(days=2, hours=5)
@@ -565,7 +562,8 @@ async def test_the_human_lists_reads_and_comments_on_the_accounts_unexpired_docs
     assert [(f["name"], download_presigned(f["url"]).content) for f in body["files"]] == [("c.png", b"PNG")]
     assert [(f["name"], download_presigned(f["url"]).content) for f in body["attachments"]] == [("l.log", b"LOG")]
     assert [(c["comment"], c["by"]) for c in body["comments"]] == [
-        ("agent note", seeded.workspace_id), ("human note", "human")
+        ("agent note", seeded.workspace_id),
+        ("human note", "human"),
     ]
     assert body["commentCount"] == 2
 
@@ -679,9 +677,7 @@ def test_a_replace_refused_for_too_many_files_leaves_no_uploaded_object_behind(r
     assert s3_keys(runtime, prefix) == before
 
 
-async def test_an_expiry_firing_after_dynamodb_ttl_removed_the_doc_still_deletes_its_comments(
-    agent, runtime, seeded
-):
+async def test_an_expiry_firing_after_dynamodb_ttl_removed_the_doc_still_deletes_its_comments(agent, runtime, seeded):
     saved = await agent.save(title="t", markdown="[a](a.txt)", files=[file_in("a", "a.txt", b"a")])
     await agent.comment(saved["id"], "orphan?")
     payload = json.loads(expiry_schedule(runtime, seeded.account_id, saved["id"])["Target"]["Input"])

@@ -495,9 +495,7 @@ async def test_get_definition_of_an_unknown_site_or_tool_is_not_found_naming_it(
 # -- call: read-only, arguments ----------------------------------------------------------------
 
 
-async def test_a_read_only_tool_runs_straight_away_and_its_result_is_marked_as_third_party_data(
-    agent, browser, human
-):
+async def test_a_read_only_tool_runs_straight_away_and_its_result_is_marked_as_third_party_data(agent, browser, human):
     chrome = browser({"search_issues": lambda args: {"issues": [{"number": 7, "title": args["query"]}]}})
     task_id = await agent.create_task()
     with anyio.fail_after(15):
@@ -528,9 +526,7 @@ async def test_a_read_only_tool_runs_straight_away_and_its_result_is_marked_as_t
         ({"query": "bug", "extra": 1}, "at arguments:"),
     ],
 )
-async def test_arguments_that_do_not_match_the_schema_never_reach_the_browser(
-    agent, browser, human, arguments, where
-):
+async def test_arguments_that_do_not_match_the_schema_never_reach_the_browser(agent, browser, human, arguments, where):
     chrome = browser()
     task_id = await agent.create_task()
     text, is_error = await agent("call", taskId=task_id, site=GITHUB, tool="search_issues", arguments=arguments)
@@ -561,7 +557,11 @@ async def test_allow_once_runs_the_call_once_and_the_next_call_asks_again(agent,
     async with calling(agent, **payload) as first:
         [pending] = await human.wait_for_pending()
         assert (pending["taskId"], pending["site"], pending["tool"], pending["arguments"], pending["status"]) == (
-            task_id, GITHUB, "create_issue", {"title": "Crash"}, "pending"
+            task_id,
+            GITHUB,
+            "create_issue",
+            {"title": "Crash"},
+            "pending",
         )
         await anyio.sleep(0.3)
         assert chrome.seen == [] and "text" not in first  # the agent waits; nothing ran yet
@@ -724,9 +724,7 @@ async def test_a_call_while_the_browser_is_offline_fails_clearly(agent, browser,
     assert chrome.seen == [] and await human.calls() == []
 
 
-async def test_a_site_that_never_answers_fails_after_60_seconds_and_a_late_result_is_409(
-    agent, browser, human, clock
-):
+async def test_a_site_that_never_answers_fails_after_60_seconds_and_a_late_result_is_409(agent, browser, human, clock):
     chrome = browser({"search_issues": never})
     task_id = await agent.create_task()
     payload = {"taskId": task_id, "site": GITHUB, "tool": "search_issues", "arguments": {"query": "slow"}}

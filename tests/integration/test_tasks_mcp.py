@@ -44,7 +44,10 @@ async def test_create_answers_with_the_id_and_get_by_id_returns_the_task_without
     task = await agent.get(taskId=task_id)
     assert task["id"] == task_id
     assert (task["title"], task["body"], task["status"], task["assignee"]) == (
-        "Review notes", "Check v0.9.20", "notstarted", "agent"
+        "Review notes",
+        "Check v0.9.20",
+        "notstarted",
+        "agent",
     )
     assert task["clearContext"] is True and task["attachments"] == []
     assert (await agent.get(taskId=task_id))["status"] == "notstarted"
@@ -93,7 +96,8 @@ async def test_a_change_stamped_by_a_clock_behind_the_last_one_keeps_the_history
 
     stored = runtime.tasks.get(seeded.workspace_id, task_id)
     assert [(h["status"], h["at"]) for h in stored.history[1:]] == [
-        ("ongoing", "2026-12-02T09:00:05.000Z"), ("blocked", "2026-12-02T09:00:05.000Z")
+        ("ongoing", "2026-12-02T09:00:05.000Z"),
+        ("blocked", "2026-12-02T09:00:05.000Z"),
     ]
     assert stored.updated_at == "2026-12-02T09:00:05.000Z"
 

@@ -36,9 +36,7 @@ def warm(runtime) -> None:
     _ = runtime.tasks, runtime.events, runtime.schedules, runtime.queue, runtime.blobs, runtime.accounts
 
 
-def test_every_publication_delivered_three_times_at_once_makes_one_trigger_task_per_subscriber(
-    runtime, seeded, report
-):
+def test_every_publication_delivered_three_times_at_once_makes_one_trigger_task_per_subscriber(runtime, seeded, report):
     account_id = seeded.account_id
     event = events.define_event(runtime, account_id, "deploy_done", "")
     subscribers = []
@@ -90,8 +88,7 @@ def test_every_cron_firing_delivered_three_times_at_once_makes_one_run(runtime, 
 
     for firing in range(2):  # two fire times: the re-armed schedule is duplicated as well
         inputs = [
-            runtime.schedules.get(schedule_name(seeded.workspace_id, template_id)).input
-            for template_id in templates
+            runtime.schedules.get(schedule_name(seeded.workspace_id, template_id)).input for template_id in templates
         ]
         (fire_at,) = {payload["fireAt"] for payload in inputs}
         now[0] = parse_iso(fire_at)  # Scheduler delivers on time

@@ -33,7 +33,10 @@ async def test_conditional_saves_from_many_agents_lose_no_update(live, runtime, 
             while done < INCREMENTS_EACH:
                 loaded = json.loads((await agent("memory", "load", name="counter.md"))[0])
                 text, is_error = await agent(
-                    "memory", "save", name="counter.md", content=str(int(loaded["content"]) + 1),
+                    "memory",
+                    "save",
+                    name="counter.md",
+                    content=str(int(loaded["content"]) + 1),
                     expectedRevision=loaded["revision"],
                 )
                 if is_error:

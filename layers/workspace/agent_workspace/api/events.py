@@ -82,8 +82,9 @@ class PublicationPage(BaseModel):
 # -- events ----------------------------------------------------------------------------------------
 
 
-@router.post("/api/events", status_code=status.HTTP_201_CREATED, response_model=EventOut,
-             responses=problem_responses(409))
+@router.post(
+    "/api/events", status_code=status.HTTP_201_CREATED, response_model=EventOut, responses=problem_responses(409)
+)
 def define_event(payload: EventIn, human: HumanDep, rt: RuntimeDep) -> dict:
     """Define an event for the whole account; its name must be unused (409 otherwise)."""
     return events.define_event(rt, human.account_id, payload.name, payload.description).public()

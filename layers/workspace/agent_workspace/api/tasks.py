@@ -209,8 +209,9 @@ def delete_template(workspace_id: str, task_id: str, human: HumanDep, rt: Runtim
 
 
 @router.get("/{task_id}/runs", response_model=RunPage, response_model_exclude_unset=True)
-def list_runs(workspace_id: str, task_id: str, human: HumanDep, rt: RuntimeDep, limit: Limit = 50,
-              cursor: Cursor = None) -> dict:
+def list_runs(
+    workspace_id: str, task_id: str, human: HumanDep, rt: RuntimeDep, limit: Limit = 50, cursor: Cursor = None
+) -> dict:
     """The tasks a cron template has created, newest first."""
     accounts.owned_workspace(rt.accounts, human.account_id, workspace_id)
     return schedules.list_runs(rt, workspace_id, task_id, limit, cursor)

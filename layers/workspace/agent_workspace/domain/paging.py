@@ -73,8 +73,9 @@ def fill(
         size = wire_size(value)
         if used + size > budget:
             if index == 0:
-                raise _too_large(name(item), read_alone(item) if read_alone else None, size, reserved, budget,
-                                 cursor_after(item))
+                raise _too_large(
+                    name(item), read_alone(item) if read_alone else None, size, reserved, budget, cursor_after(item)
+                )
             return page, cursor_after(items[index - 1])
         page.append(value)
         used += size

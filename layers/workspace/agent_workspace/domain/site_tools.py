@@ -30,7 +30,13 @@ THIRD_PARTY_NOTICE = (
 )
 # Call statuses: waiting for the human, waiting for the browser, running in it, and the ends.
 PENDING, QUEUED, RUNNING, DONE, FAILED, DENIED, EXPIRED = (
-    "pending", "queued", "running", "done", "failed", "denied", "expired"
+    "pending",
+    "queued",
+    "running",
+    "done",
+    "failed",
+    "denied",
+    "expired",
 )
 FINISHED = (DONE, FAILED, DENIED, EXPIRED)
 DECISIONS = ("allow_once", "always_allow", "deny")
@@ -209,8 +215,9 @@ def _check_nesting(arguments: dict[str, Any]) -> None:
 
 def check_query(value: str, field_name: str) -> str:
     if not QUERY_MIN <= len(value) <= QUERY_MAX:
-        raise PayloadError(f"{field_name} must be {QUERY_MIN}-{QUERY_MAX} characters; got {len(value)}",
-                           field=field_name)
+        raise PayloadError(
+            f"{field_name} must be {QUERY_MIN}-{QUERY_MAX} characters; got {len(value)}", field=field_name
+        )
     return value
 
 

@@ -56,8 +56,9 @@ def arm_new(rt: Runtime, account_id: str, template: Task) -> None:
     """Create the schedule of a template about to be written (before it, so a template never lacks one)."""
     assert template.next_fire_at is not None
     firing = Firing(account_id, template.workspace_id, template.id, template.next_fire_at)
-    rt.schedules.create(schedule_name(template.workspace_id, template.id), parse_iso(template.next_fire_at),
-                        firing.input())
+    rt.schedules.create(
+        schedule_name(template.workspace_id, template.id), parse_iso(template.next_fire_at), firing.input()
+    )
 
 
 def disarm(rt: Runtime, template: Task) -> None:
@@ -174,6 +175,7 @@ def _rearm(rt: Runtime, account_id: str, template: Task) -> None:
         disarm(rt, template)
         return
     firing = Firing(account_id, template.workspace_id, template.id, template.next_fire_at)
-    rt.schedules.arm(schedule_name(template.workspace_id, template.id), parse_iso(template.next_fire_at),
-                     firing.input())
+    rt.schedules.arm(
+        schedule_name(template.workspace_id, template.id), parse_iso(template.next_fire_at), firing.input()
+    )
     logger.debug("schedule armed", extra={"templateId": template.id, "fireAt": template.next_fire_at})

@@ -56,8 +56,9 @@ def create_task(rt: Runtime, actor: Actor, new: NewTask) -> Task:
     if new.event_id is not None:
         check_id(new.event_id, "eventId")
         if rt.events.get(actor.account_id, new.event_id) is None:  # a typo would publish to nobody, silently
-            raise PayloadError(f"eventId {new.event_id} is not an event of this account (POST /api/events)",
-                               field="eventId")
+            raise PayloadError(
+                f"eventId {new.event_id} is not an event of this account (POST /api/events)", field="eventId"
+            )
     decoded = decode_attachments(list(new.attachments))
     now = rt.clock()
     first = first_fire(schedule, now) if schedule else None

@@ -16,9 +16,7 @@ def cursor_after(item_key: dict[str, Any]) -> str:
     return base64.urlsafe_b64encode(json.dumps(item_key, separators=(",", ":")).encode()).decode().rstrip("=")
 
 
-def decode_cursor(
-    cursor: str | None, partition: dict[str, str], other_keys: tuple[str, ...]
-) -> dict[str, Any] | None:
+def decode_cursor(cursor: str | None, partition: dict[str, str], other_keys: tuple[str, ...]) -> dict[str, Any] | None:
     """The start key, which must lie in the partition being read (a cursor never crosses workspaces)
     and hold exactly the key attributes the read needs."""
     if not cursor:

@@ -40,8 +40,13 @@ class EventStore:
             self._db.transact_write_items(
                 TransactItems=[
                     # The account must exist, so a definition is never orphaned.
-                    {"ConditionCheck": {"TableName": self._table, "Key": key(pk, keys.ACCOUNT_SK),
-                                        "ConditionExpression": "attribute_exists(PK)"}},
+                    {
+                        "ConditionCheck": {
+                            "TableName": self._table,
+                            "Key": key(pk, keys.ACCOUNT_SK),
+                            "ConditionExpression": "attribute_exists(PK)",
+                        }
+                    },
                     self._put(definition),
                     self._put(claim),
                 ]
@@ -236,9 +241,7 @@ class EventStore:
             "TableName": self._table,
             "KeyConditionExpression": "PK = :pk AND begins_with(SK, :prefix)",
             "FilterExpression": f"{keys.TTL_ATTRIBUTE} > :now",
-            "ExpressionAttributeValues": to_item(
-                {":pk": pk, ":prefix": keys.PUBLICATION_SK_PREFIX, ":now": now_epoch}
-            ),
+            "ExpressionAttributeValues": to_item({":pk": pk, ":prefix": keys.PUBLICATION_SK_PREFIX, ":now": now_epoch}),
             "ScanIndexForward": False,
             "Limit": limit,
         }

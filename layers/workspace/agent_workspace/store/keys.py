@@ -44,6 +44,7 @@ def token_ref_prefix(scope: str) -> str:
 def token_ref_sk(scope: str, token_id: str) -> str:
     return f"{token_ref_prefix(scope)}{token_id}"
 
+
 GSI2 = "GSI2"
 GSI2_PK = "GSI2PK"
 GSI2_SK = "GSI2SK"
@@ -224,7 +225,7 @@ SITE_SK_PREFIX = "SITE#"
 
 
 def site_allow_sk(workspace_id: str, origin: str, tool: str) -> str:
-    """"Always allow" for one tool of one site, in one workspace."""
+    """ "Always allow" for one tool of one site, in one workspace."""
     return f"SITEALLOW#{workspace_id}#{origin}#{tool}"
 
 

@@ -20,8 +20,18 @@ from agent_workspace.store.dynamo import (
 )
 from agent_workspace.store.tasks import attachment_ref, attachment_values
 
-_REPLACED = ("title", "markdown", "color", "ttlDays", "updatedBy", "updatedAt", "expiresAtIso", "revision", "files",
-             keys.TTL_ATTRIBUTE)
+_REPLACED = (
+    "title",
+    "markdown",
+    "color",
+    "ttlDays",
+    "updatedBy",
+    "updatedAt",
+    "expiresAtIso",
+    "revision",
+    "files",
+    keys.TTL_ATTRIBUTE,
+)
 _SUMMARY = "id, title, color, ttlDays, author, updatedBy, createdAt, updatedAt, expiresAtIso, #rev, files, commentCount"
 
 

@@ -57,8 +57,10 @@ class SiteToolStore:
         return item["lastSeenAt"] if item else None
 
     def sites(self, account_id: str) -> list[Site]:
-        return [_site(item) for item in query_prefix(self._db, self._table, keys.account_pk(account_id),
-                                                     keys.SITE_SK_PREFIX)]
+        return [
+            _site(item)
+            for item in query_prefix(self._db, self._table, keys.account_pk(account_id), keys.SITE_SK_PREFIX)
+        ]
 
     def site(self, account_id: str, origin: str) -> Site | None:
         item = self._get(keys.account_pk(account_id), keys.site_sk(origin))

@@ -309,8 +309,8 @@ class TaskStore:
             deltas[template.status] = deltas.get(template.status, 0) - 1
             deltas["completed"] = deltas.get("completed", 0) + 1
         condition = "nextFireAt = :fire" + (" AND #status = :old" if ":old" in values else "")
-        expression = "SET " + ", ".join(sets) + " ADD runCount :one" + (
-            " REMOVE " + ", ".join(removes) if removes else ""
+        expression = (
+            "SET " + ", ".join(sets) + " ADD runCount :one" + (" REMOVE " + ", ".join(removes) if removes else "")
         )
         items: list[dict[str, Any]] = [
             {
@@ -631,8 +631,14 @@ def message_item(workspace_id: str, task_id: str, message: Message) -> dict[str,
 
 
 def attachment_values(ref: AttachmentRef) -> dict[str, Any]:
-    return {"id": ref.id, "filename": ref.filename, "mimeType": ref.mime_type, "size": ref.size, "key": ref.key,
-            "createdAt": ref.created_at}
+    return {
+        "id": ref.id,
+        "filename": ref.filename,
+        "mimeType": ref.mime_type,
+        "size": ref.size,
+        "key": ref.key,
+        "createdAt": ref.created_at,
+    }
 
 
 def attachment_ref(values: dict[str, Any]) -> AttachmentRef:

@@ -47,8 +47,7 @@ class CallPayload(Payload):
     callId: str | None = Field(
         None,
         description=(
-            'Resume waiting on a call that answered {"status": "pending", "callId": ...}; the call is never made '
-            "twice."
+            'Resume waiting on a call that answered {"status": "pending", "callId": ...}; the call is never made twice.'
         ),
     )
 
