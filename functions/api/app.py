@@ -3,6 +3,7 @@
 from aws_lambda_powertools.logging import correlation_paths
 from mangum import Mangum
 from mangum.adapter import DEFAULT_TEXT_MIME_TYPES
+from mangum.types import LambdaContext
 
 from agent_workspace import snapstart
 from agent_workspace.api.app import create_app
@@ -24,5 +25,5 @@ _asgi = Mangum(
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.LAMBDA_FUNCTION_URL, log_event=False)
 @tracer.capture_lambda_handler(capture_response=False)
 @metrics.log_metrics(capture_cold_start_metric=True)
-def handler(event: dict, context: object) -> dict:
+def handler(event: dict, context: LambdaContext) -> dict:
     return _asgi(event, context)

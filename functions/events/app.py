@@ -13,5 +13,5 @@ _runtime = Runtime.from_settings(get_settings())
 @logger.inject_lambda_context(log_event=False)
 @tracer.capture_lambda_handler(capture_response=False)
 @metrics.log_metrics
-def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+def handler(event: dict[str, Any], context: Any) -> fan_out.PartialItemFailureResponse:
     return fan_out.handle(event, context, _runtime)

@@ -4,27 +4,31 @@ The human's side of the work queue: the same use cases the agent reaches through
 (`services.tasks`), for a workspace of the caller's account; any other workspace is a 404.
 """
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent_workspace.api.deps import HumanDep, RuntimeDep
 from agent_workspace.api.errors import problem_responses
-from agent_workspace.domain.models import Principal
+from agent_workspace.domain.models import Actor, Principal
 from agent_workspace.domain.paging import PAGE_BYTES
 from agent_workspace.domain.tasks import (
     BODY_MAX,
     MAX_ATTACHMENT_BYTES,
     MAX_ATTACHMENTS,
-    STATUSES,
     TEXT_MAX,
     TITLE_MAX,
+    Assignee,
+    AttachmentIn,
+    AttachmentView,
+    Author,
+    Status,
+    TaskView,
 )
 from agent_workspace.runtime import Runtime
 from agent_workspace.services import accounts, schedules, tasks
-from agent_workspace.services.tasks import Actor, NewTask
-from agent_workspace.tools.task import AttachmentIn
+from agent_workspace.services.tasks import NewTask
 
 router = APIRouter(
     prefix="/api/workspaces/{workspace_id}/tasks",
@@ -32,12 +36,8 @@ router = APIRouter(
     responses=problem_responses(401, 403, 404, 422, 503),
 )
 
-Status = Literal[STATUSES]  # type: ignore[valid-type]
-Assignee = Literal["human", "agent"]
-Author = Literal["human", "agent", "schedule", "event"]  # runs and trigger tasks are made by the server
-
 _LIMITS = f"At most {MAX_ATTACHMENTS} files and {MAX_ATTACHMENT_BYTES // (1024 * 1024)} MiB of content per request."
-_ATTACHMENTS = Field(
+_ATTACHMENTS: Any = Field(
     default_factory=list,
     description=f"Optional files: [{{id, filename, mimeType, data}}] with base64 data; ids unique per task. {_LIMITS}",
 )
@@ -87,44 +87,8 @@ class Shown(BaseModel):
     model_config = ConfigDict(extra="allow")
 
 
-class AttachmentOut(Shown):
-    id: str
-    filename: str
-    mimeType: str
-    size: int = Field(description="Bytes of content.")
-
-
-class Claim(Shown):
-    tokenId: str = Field(description="The agent token that dequeued the task.")
-    claimedAt: str
-    leaseExpiresAt: str = Field(description="Back in the queue then, unless the agent has started it.")
-
-
-class TaskOut(Shown):
-    id: str
-    title: str
-    body: str
-    status: Status
-    assignee: Assignee
-    createdBy: Author
-    createdAt: str
-    updatedAt: str
-    attachments: list[AttachmentOut]
-    clearContext: bool | None = Field(None, description="Present (true) when the agent's context is cleared first.")
-    cronSchedule: str | None = Field(None, description="Present on a recurring task template.")
-    timezone: str | None = Field(None, description="Present with cronSchedule when it is not UTC.")
-    eventId: str | None = Field(None, description="Present when completing the task publishes this event.")
-    claim: Claim | None = Field(None, description="Present while an agent holds the task from the queue.")
-    runCount: int | None = Field(None, description="On a template: how many runs it has created.")
-    nextRunAt: str | None = Field(None, description="On a template: its next fire time (UTC); absent once finished.")
-    templateId: str | None = Field(None, description="On a run: the template that created it.")
-    scheduledFor: str | None = Field(None, description="On a run: the fire time it stands for.")
-    trigger: dict | None = Field(None, description="On a trigger task: the event, its payload, FAQ and workflow run.")
-    eventPublicationId: str | None = Field(None, description="Once completing the task has published its event.")
-
-
 class TaskPage(Shown):
-    tasks: list[TaskOut] = Field(description="By status, then oldest first.")
+    tasks: list[TaskView] = Field(description="By status, then oldest first.")
     nextCursor: str | None = Field(description="Pass as cursor for the next page; null on the last one.")
 
 
@@ -135,7 +99,7 @@ class MessageOut(Shown):
         description="'message'; 'question' or 'answer' for an elicitation, whose particulars follow as further fields."
     )
     text: str
-    attachments: list[AttachmentOut]
+    attachments: list[AttachmentView]
     createdAt: str
 
 
@@ -151,17 +115,17 @@ class StatusChange(Shown):
     tokenId: str | None = Field(None, description="The token that made the change, where recorded.")
 
 
-class TaskDetail(TaskOut):
+class TaskDetail(TaskView):
     conversation: Conversation
     history: list[StatusChange] = Field(description="Every status change, oldest first; the first is the creation.")
 
 
 class RunPage(Shown):
-    runs: list[TaskOut] = Field(description="Newest first.")
+    runs: list[TaskView] = Field(description="Newest first.")
     nextCursor: str | None = Field(description="Pass as cursor for the next page; null on the last one.")
 
 
-class AttachmentContent(AttachmentOut):
+class AttachmentContent(AttachmentView):
     url: str | None = Field(None, description="With format=url: a time-limited download link.")
     data: str | None = Field(None, description="With format=base64: the content, base64-encoded.")
 
@@ -184,7 +148,7 @@ def list_tasks(
     return tasks.list_tasks(rt, workspace_id, status, assignee, limit, cursor)
 
 
-@router.post("", status_code=201, response_model=TaskOut, response_model_exclude_unset=True)
+@router.post("", status_code=201, response_model=TaskView, response_model_exclude_unset=True)
 def create_task(workspace_id: str, payload: TaskIn, human: HumanDep, rt: RuntimeDep) -> dict:
     """Create a task for the agent: it joins the agent's queue as notstarted (with cronSchedule: a template)."""
     actor = _actor(rt, human, workspace_id)
@@ -251,7 +215,7 @@ def post_message(workspace_id: str, task_id: str, payload: MessageIn, human: Hum
     return tasks.post_message(rt, actor, task_id, payload.text, list(payload.attachments)).public()
 
 
-@router.patch("/{task_id}", response_model=TaskOut, response_model_exclude_unset=True)
+@router.patch("/{task_id}", response_model=TaskView, response_model_exclude_unset=True)
 def set_status(workspace_id: str, task_id: str, payload: StatusIn, human: HumanDep, rt: RuntimeDep) -> dict:
     """Set the task's status; the change is added to its history."""
     actor = _actor(rt, human, workspace_id)

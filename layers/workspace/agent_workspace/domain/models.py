@@ -4,8 +4,6 @@ from dataclasses import dataclass, field
 
 from agent_workspace.domain.tokens import TokenKind
 
-TASK_STATUSES = ("notstarted", "ongoing", "blocked", "completed", "rejected")
-
 
 @dataclass(frozen=True, slots=True)
 class Principal:

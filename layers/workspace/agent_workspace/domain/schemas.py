@@ -65,7 +65,7 @@ _NAMED_SCHEMAS = ("properties", "patternProperties", "dependentSchemas", "depend
 
 def _refuse_retrieval(uri: str) -> referencing.Resource:
     """What a reference outside the schema resolves to: nothing; no URL, file or data is ever read."""
-    raise referencing.exceptions.NoSuchResource(ref=uri)
+    raise referencing.exceptions.NoSuchResource(ref=uri)  # type: ignore[call-arg]  # attrs class, typed loosely
 
 
 _NO_RETRIEVAL: referencing.Registry = referencing.Registry(retrieve=_refuse_retrieval)  # type: ignore[call-arg]

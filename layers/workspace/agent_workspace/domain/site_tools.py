@@ -202,7 +202,7 @@ def check_arguments(tool: SiteTool, arguments: dict[str, Any]) -> None:
 
 def _check_nesting(arguments: dict[str, Any]) -> None:
     """Validation recurses once per level of the arguments: bounded here, it cannot reach Python's limit."""
-    stack = [(arguments, 1)]
+    stack: list[tuple[dict[str, Any] | list[Any], int]] = [(arguments, 1)]
     while stack:
         value, depth = stack.pop()
         if depth > ARGUMENTS_DEPTH_MAX:

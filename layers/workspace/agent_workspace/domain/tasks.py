@@ -3,15 +3,25 @@
 import base64
 import binascii
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args
+
+from pydantic import AliasGenerator, BaseModel, ConfigDict, Field, model_validator
+from pydantic.alias_generators import to_camel, to_snake
 
 from agent_workspace.domain.errors import NotFound, PayloadError
 from agent_workspace.domain.ids import is_id
 from agent_workspace.domain.text import SEGMENT_RULE, check_plain, echo, is_segment
 
-STATUSES = ("notstarted", "ongoing", "blocked", "completed", "rejected")
-ASSIGNEES = ("human", "agent")
+Status = Literal["notstarted", "ongoing", "blocked", "completed", "rejected"]
+Assignee = Literal["human", "agent"]
+Author = Literal["human", "agent", "schedule", "event"]  # runs and trigger tasks are made by the server
+STATUSES: tuple[str, ...] = get_args(Status)
+ASSIGNEES: tuple[str, ...] = get_args(Assignee)
+
+# How the entities below are stored: each field under its camelCase name (store/tasks.py maps them generically).
+STORED = ConfigDict(alias_generator=to_camel, validate_by_name=True, validate_by_alias=True)
 
 TITLE_MAX = 500
 BODY_MAX = 64 * 1024
@@ -36,6 +46,8 @@ _MIME_TYPE = re.compile(rf"{_MIME_NAME}/{_MIME_NAME}(?: *; *{_MIME_TOKEN}=(?:{_M
 class AttachmentRef:
     """An attachment as stored: its content lives in S3 under `key`, never in DynamoDB."""
 
+    __pydantic_config__ = STORED
+
     id: str
     filename: str
     mime_type: str
@@ -44,7 +56,27 @@ class AttachmentRef:
     created_at: str
 
     def public(self) -> dict[str, Any]:
-        return {"id": self.id, "filename": self.filename, "mimeType": self.mime_type, "size": self.size}
+        return AttachmentView.model_validate(self).model_dump()
+
+
+class AttachmentIn(BaseModel):
+    """An attachment as sent by an agent or a human; `url` is the server's to set and is refused here."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    id: str = Field(
+        description="Unique ID for this attachment within the task: letters, digits, '.', '_' and '-', e.g. 'schema'"
+    )
+    filename: str = Field(description='Display filename (e.g., "schema.sql")')
+    mimeType: str = Field(description='MIME type (e.g., "text/plain", "image/png")')
+    data: str = Field(description="Base64-encoded file content")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_url(cls, value: Any) -> Any:
+        if isinstance(value, dict) and "url" in value:
+            raise ValueError("url is set by the server only; send the content as base64 in data")
+        return value
 
 
 @dataclass(frozen=True)
@@ -59,6 +91,8 @@ class NewAttachment:
 
 @dataclass(frozen=True)
 class Message:
+    __pydantic_config__ = STORED
+
     id: str
     author: str  # "agent" or "human"
     text: str
@@ -83,6 +117,10 @@ class Message:
 
 @dataclass(frozen=True)
 class Task:
+    """A task as every layer sees it; `TaskView` is its public shape, derived from these fields by name."""
+
+    __pydantic_config__ = STORED
+
     id: str
     workspace_id: str
     title: str
@@ -114,39 +152,102 @@ class Task:
     def is_template(self) -> bool:
         return self.cron_schedule is not None
 
+    @property
+    def queued(self) -> bool:
+        """In the agent's queue: a not-started task for the agent that is not a cron template."""
+        return self.assignee == "agent" and self.status == "notstarted" and not self.is_template
+
+    @classmethod
+    def new(
+        cls,
+        *,
+        workspace_id: str,
+        by: str,
+        now: str,
+        token_id: str | None = None,
+        created_by: str | None = None,
+        **fields: Any,
+    ) -> "Task":
+        """A task as created, not started, its history beginning with that; `by` made it (a run is made by the
+        schedule but is its template's author's: `created_by`)."""
+        first = {"status": "notstarted", "at": now, "by": by} | ({"tokenId": token_id} if token_id else {})
+        return cls(
+            workspace_id=workspace_id,
+            status="notstarted",
+            created_by=created_by or by,
+            created_at=now,
+            updated_at=now,
+            history=(first,),
+            **fields,
+        )
+
     def public(self) -> dict[str, Any]:
-        shown: dict[str, Any] = {
-            "id": self.id,
-            "title": self.title,
-            "body": self.body,
-            "status": self.status,
-            "assignee": self.assignee,
-            "createdBy": self.created_by,
-            "createdAt": self.created_at,
-            "updatedAt": self.updated_at,
-            "attachments": [a.public() for a in self.attachments],
-        }
-        if self.clear_context:
-            shown["clearContext"] = True
-        if self.cron_schedule:
-            shown["cronSchedule"] = self.cron_schedule
-            if self.timezone:
-                shown["timezone"] = self.timezone
-            shown["runCount"] = self.run_count
-            if self.next_fire_at:
-                shown["nextRunAt"] = self.next_fire_at
-        if self.template_id:
-            shown["templateId"] = self.template_id
-            shown["scheduledFor"] = self.fire_at
-        if self.trigger:
-            shown["trigger"] = dict(self.trigger)
-        if self.event_id:
-            shown["eventId"] = self.event_id
-            if self.event_publication_id:
-                shown["eventPublicationId"] = self.event_publication_id
-        if self.claim:
-            shown["claim"] = dict(self.claim)
-        return shown
+        return TaskView.model_validate(self).model_dump(exclude_none=True)
+
+
+# -- the public shapes: what agents and the REST API read (api/tasks.py documents its answers with them) ----
+
+
+class _View(BaseModel):
+    """Read from an entity's attributes by their snake_case names; a field the entity gains later passes through."""
+
+    model_config = ConfigDict(
+        from_attributes=True,
+        validate_by_name=True,
+        validate_by_alias=True,
+        extra="allow",
+        alias_generator=AliasGenerator(validation_alias=to_snake),
+    )
+
+
+class AttachmentView(_View):
+    id: str
+    filename: str
+    mimeType: str
+    size: int = Field(description="Bytes of content.")
+
+
+class ClaimView(_View):
+    tokenId: str = Field(description="The agent token that dequeued the task.")
+    claimedAt: str
+    leaseExpiresAt: str = Field(description="Back in the queue then, unless the agent has started it.")
+
+
+class TaskView(_View):
+    id: str
+    title: str
+    body: str
+    status: Status
+    assignee: Assignee
+    createdBy: Author
+    createdAt: str
+    updatedAt: str
+    attachments: list[AttachmentView]
+    clearContext: bool | None = Field(None, description="Present (true) when the agent's context is cleared first.")
+    cronSchedule: str | None = Field(None, description="Present on a recurring task template.")
+    timezone: str | None = Field(None, description="Present with cronSchedule when it is not UTC.")
+    runCount: int | None = Field(None, description="On a template: how many runs it has created.")
+    nextRunAt: str | None = Field(
+        None, validation_alias="next_fire_at", description="On a template: its next fire time (UTC); absent once done."
+    )
+    templateId: str | None = Field(None, description="On a run: the template that created it.")
+    scheduledFor: str | None = Field(
+        None, validation_alias="fire_at", description="On a run: the fire time it stands for."
+    )
+    trigger: dict[str, Any] | None = Field(
+        None, description="On a trigger task: the event, its payload, FAQ and workflow run."
+    )
+    eventId: str | None = Field(None, description="Present when completing the task publishes this event.")
+    eventPublicationId: str | None = Field(None, description="Once completing the task has published its event.")
+    claim: ClaimView | None = Field(None, description="Present while an agent holds the task from the queue.")
+
+    @model_validator(mode="after")
+    def _only_where_they_mean_something(self) -> "TaskView":
+        if self.cronSchedule is None:
+            self.runCount = None
+        if not self.clearContext:
+            self.clearContext = None
+        return self
 
 
 def existing_id(task_id: str) -> str:
@@ -157,7 +258,7 @@ def existing_id(task_id: str) -> str:
     return task_id
 
 
-def decode_attachments(raw: list[Any], field_name: str = "attachments") -> list[NewAttachment]:
+def decode_attachments(raw: Sequence[AttachmentIn], field_name: str = "attachments") -> list[NewAttachment]:
     """Decode and check every attachment before anything is stored; the first problem is refused."""
     if len(raw) > MAX_ATTACHMENTS:
         raise PayloadError(f"{field_name} has {len(raw)} files; at most {MAX_ATTACHMENTS} per call", field=field_name)

@@ -79,13 +79,14 @@ class MotoServer:
 def local_runtime(endpoint_url: str, clients: AwsClients | None = None, **overrides: object) -> Runtime:
     """A runtime on fresh resources at `endpoint_url`, named uniquely so several can share one moto."""
     suffix = secrets.token_hex(4)
-    settings = Settings(
-        aws_endpoint_url=endpoint_url,
-        aws_region="us-east-1",
-        table_name=f"agent-workspace-{suffix}",
-        attachments_bucket=f"agent-workspace-attachments-{suffix}",
+    values: dict[str, Any] = {
+        "aws_endpoint_url": endpoint_url,
+        "AWS_REGION": "us-east-1",  # the field's alias: the only name the settings model accepts for it
+        "table_name": f"agent-workspace-{suffix}",
+        "attachments_bucket": f"agent-workspace-attachments-{suffix}",
         **overrides,
-    )
+    }
+    settings = Settings(**values)
     clients = clients or AwsClients(settings.aws_region, endpoint_url)
     made = provision(clients, settings.table_name, settings.attachments_bucket)
     settings = settings.model_copy(update=made.settings())

@@ -203,22 +203,19 @@ def _create_trigger(
 ) -> bool:
     """One trigger task, once (the delivery marker written with it says so): False only if the workspace is gone."""
     now = iso(rt.clock())
-    task = Task(
+    task = Task.new(
         id=new_id(),
         workspace_id=subscription.workspace_id,
+        by="event",
+        now=now,
         title=subscription.title,
         body=trigger_body(subscription, publication, name),
-        status="notstarted",
         assignee="agent",
-        created_by="event",
-        created_at=now,
-        updated_at=now,
         trigger=trigger_details(publication, event_id, name),
-        history=({"status": "notstarted", "at": now, "by": "event"},),
     )
     marker = rt.events.delivery_put(account_id, publication.id, subscription, task.id, _expiry(rt, publication))
     try:
-        rt.tasks.create(account_id, task, queued=True, also=(marker,))
+        rt.tasks.create(account_id, task, also=(marker,))
     except Conflict as conflict:
         _task, count_update, delivered = (conflict.reasons + (None, None, None))[:3]
         if delivered == "ConditionalCheckFailed":

@@ -6,9 +6,9 @@ from agent_workspace.backoff import back_off
 from agent_workspace.domain.clock import iso
 from agent_workspace.domain.errors import Conflict, NotFound, Unavailable
 from agent_workspace.domain.memory import INDEX, REVISIONS_KEPT, Memory, check_content, check_name
+from agent_workspace.domain.models import Actor
 from agent_workspace.observability import count
 from agent_workspace.runtime import Runtime
-from agent_workspace.services.tasks import Actor
 
 _RACE_ROUNDS = 6
 

@@ -151,22 +151,20 @@ def _run_of(rt: Runtime, template: Task, fire_at: str, now: str) -> Task:
         target = attachment_key(template.workspace_id, run_id, ref.key.rsplit("/", 1)[-1])
         rt.blobs.copy(ref.key, target)  # each run's files age from its own firing, not the template's
         refs.append(replace(ref, key=target, created_at=now))
-    return Task(
+    return Task.new(
         id=run_id,
         workspace_id=template.workspace_id,
+        by="schedule",
+        created_by=template.created_by,
+        now=now,
         title=template.title,
         body=template.body,
-        status="notstarted",
         assignee=template.assignee,
-        created_by=template.created_by,
-        created_at=now,
-        updated_at=now,
         attachments=tuple(refs),
         event_id=template.event_id,
         clear_context=template.clear_context,
         template_id=template.id,
         fire_at=fire_at,
-        history=({"status": "notstarted", "at": now, "by": "schedule"},),
     )
 
 

@@ -13,6 +13,7 @@ from agent_workspace.backoff import back_off
 from agent_workspace.domain.clock import iso
 from agent_workspace.domain.errors import Conflict, Forbidden, NotFound, PayloadError, Unavailable
 from agent_workspace.domain.ids import new_id
+from agent_workspace.domain.models import Actor
 from agent_workspace.domain.skills import (
     MAX_FILES,
     MAX_WORKSPACES,
@@ -29,7 +30,6 @@ from agent_workspace.domain.skills import (
 from agent_workspace.domain.text import echo
 from agent_workspace.observability import count
 from agent_workspace.runtime import Runtime
-from agent_workspace.services.tasks import Actor
 from agent_workspace.store import keys
 from agent_workspace.store.skills import Found
 

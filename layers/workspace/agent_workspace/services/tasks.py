@@ -19,6 +19,7 @@ from agent_workspace.domain.tasks import (
     STATUSES,
     TEXT_MAX,
     TITLE_MAX,
+    AttachmentIn,
     AttachmentRef,
     Message,
     NewAttachment,
@@ -39,7 +40,7 @@ class NewTask:
     title: str
     body: str
     assignee: str = "agent"
-    attachments: tuple[Any, ...] = ()
+    attachments: tuple[AttachmentIn, ...] = ()
     cron_schedule: str | None = None
     timezone: str | None = None
     event_id: str | None = None
@@ -59,36 +60,34 @@ def create_task(rt: Runtime, actor: Actor, new: NewTask) -> Task:
             raise PayloadError(
                 f"eventId {new.event_id} is not an event of this account (POST /api/events)", field="eventId"
             )
-    decoded = decode_attachments(list(new.attachments))
+    decoded = decode_attachments(new.attachments)
     now = rt.clock()
     first = first_fire(schedule, now) if schedule else None
     task_id = new_id()
     refs = _store_contents(rt, actor.workspace_id, task_id, decoded, iso(now), template=schedule is not None)
-    task = Task(
+    task = Task.new(
         id=task_id,
         workspace_id=actor.workspace_id,
+        by=actor.kind,
+        token_id=actor.token_id,
+        now=iso(now),
         title=new.title,
         body=new.body,
-        status="notstarted",
         assignee=new.assignee,
-        created_by=actor.kind,
-        created_at=iso(now),
-        updated_at=iso(now),
         attachments=refs,
         cron_schedule=schedule.expression if schedule else None,
         timezone=new.timezone,
         event_id=new.event_id,
         clear_context=new.clear_context,
         next_fire_at=iso(first) if first else None,
-        history=({"status": "notstarted", "at": iso(now), "by": actor.kind, "tokenId": actor.token_id},),
     )
     with _taking_back(rt, refs):
         if schedule is None:
-            rt.tasks.create(actor.account_id, task, queued=new.assignee == "agent")
+            rt.tasks.create(actor.account_id, task)
         else:
             schedules.arm_new(rt, actor.account_id, task)
             try:
-                rt.tasks.create(actor.account_id, task, queued=False)  # a template is never dequeued itself
+                rt.tasks.create(actor.account_id, task)  # a template is never queued itself (`Task.queued`)
             except BaseException:
                 with suppress(Exception):  # the original error is the one to report
                     schedules.disarm(rt, task)
@@ -157,7 +156,7 @@ def set_status(rt: Runtime, actor: Actor, task_id: str, status: str) -> Task:
     return task
 
 
-def post_message(rt: Runtime, actor: Actor, task_id: str, text: str, attachments: list[Any]) -> Message:
+def post_message(rt: Runtime, actor: Actor, task_id: str, text: str, attachments: Sequence[AttachmentIn]) -> Message:
     existing_id(task_id)
     check_text(text, "text", TEXT_MAX)
     decoded = decode_attachments(attachments)

@@ -7,7 +7,8 @@ from botocore.exceptions import ClientError
 
 from agent_workspace.backoff import back_off
 from agent_workspace.domain.errors import Conflict, NotFound, RateLimited, Unavailable, WorkspaceError
-from agent_workspace.domain.models import TASK_STATUSES, Principal, TokenRecord, Workspace
+from agent_workspace.domain.models import Principal, TokenRecord, Workspace
+from agent_workspace.domain.tasks import STATUSES
 from agent_workspace.domain.tokens import FEWEST_HUMAN_TOKENS, TokenKind
 from agent_workspace.store import keys
 from agent_workspace.store.dynamo import from_item, get_item, key, query_prefix, to_item, translating_errors
@@ -65,7 +66,7 @@ class AccountStore:
             "title": workspace.title,
             "mission": workspace.mission,
             "createdAt": workspace.created_at,
-            "taskCounts": {status: 0 for status in TASK_STATUSES},
+            "taskCounts": {status: 0 for status in STATUSES},
             _TOKEN_COUNT: 1,
         }
         with translating_errors(f"workspace {workspace.id} already exists"):
@@ -382,7 +383,7 @@ def _owner_name(account_id: str, workspace_id: str | None) -> str:
 
 
 def _workspace(values: dict[str, Any]) -> Workspace:
-    counts = {status: int(values.get("taskCounts", {}).get(status, 0)) for status in TASK_STATUSES}
+    counts = {status: int(values.get("taskCounts", {}).get(status, 0)) for status in STATUSES}
     return Workspace(
         id=values["id"],
         account_id=values["accountId"],

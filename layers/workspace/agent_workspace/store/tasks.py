@@ -10,6 +10,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from pydantic import TypeAdapter
+
 from agent_workspace.backoff import back_off
 from agent_workspace.domain.errors import Conflict, NotFound, PayloadError, Unavailable
 from agent_workspace.domain.tasks import AttachmentRef, Message, Task
@@ -40,12 +42,12 @@ class TaskStore:
 
     # -- writes --------------------------------------------------------------------------------
 
-    def create(self, account_id: str, task: Task, queued: bool, also: tuple[dict[str, Any], ...] = ()) -> None:
+    def create(self, account_id: str, task: Task, also: tuple[dict[str, Any], ...] = ()) -> None:
         """The task, its attachment records and the workspace's count, in one transaction, with `also` last.
 
         A cancelled transaction's reasons come in that order: task, attachments, count, `also`.
         """
-        item = _task_item(task, queued)
+        item = _task_item(task)
         items: list[dict[str, Any]] = [
             {"Put": {"TableName": self._table, "Item": to_item(item), "ConditionExpression": _NEW_ITEM}},
             *(self._attachment_put(task.workspace_id, task.id, ref) for ref in task.attachments),
@@ -98,7 +100,7 @@ class TaskStore:
             if current is None:
                 raise NotFound(f"no task {task_id} in this workspace")
             if current.status == status:
-                if current.claim and _is_queued(current.assignee, status, current.cron_schedule):
+                if current.claim and current.queued:
                     # `notstarted` on a dequeued task the agent never started: it gives the task back.
                     released = self._release_claim(workspace_id, current, now)
                     if released is None:  # claimed anew meanwhile: read it again
@@ -127,7 +129,7 @@ class TaskStore:
                 sets.append("eventPublicationId = :pid")
                 values[":pid"] = publication_id
                 condition += " AND attribute_not_exists(eventPublicationId)"
-            if _is_queued(current.assignee, status, current.cron_schedule):
+            if replace(current, status=status).queued:
                 sets += ["GSI1PK = :qpk", "GSI1SK = :qsk"]
                 values[":qpk"] = keys.queue_pk(workspace_id)
                 values[":qsk"] = keys.queue_sk(current.created_at, task_id)
@@ -155,7 +157,7 @@ class TaskStore:
             except Conflict:
                 back_off(attempt)
                 continue
-            queued = _is_queued(current.assignee, status, current.cron_schedule)
+            queued = replace(current, status=status).queued
             changed = replace(
                 current,
                 status=status,
@@ -316,7 +318,7 @@ class TaskStore:
             {
                 "Put": {
                     "TableName": self._table,
-                    "Item": to_item(_task_item(run, _is_queued(run.assignee, run.status, None))),
+                    "Item": to_item(_task_item(run)),
                     "ConditionExpression": _NEW_ITEM,
                 }
             },
@@ -554,11 +556,6 @@ def touch_task(table: str, workspace_id: str, task_id: str, now: str) -> dict[st
     }
 
 
-def _is_queued(assignee: str, status: str, cron_schedule: str | None) -> bool:
-    """In the agent's queue: a not-started task for the agent that is not a cron template."""
-    return assignee == "agent" and status == "notstarted" and not cron_schedule
-
-
 def _list_key(task: Task) -> dict[str, Any]:
     """The GSI2 position of a task, as DynamoDB's ExclusiveStartKey wants it."""
     return to_item(
@@ -582,35 +579,25 @@ def _found(task: Task | None, task_id: str) -> Task:
     return task
 
 
-def _task_item(task: Task, queued: bool) -> dict[str, Any]:
+# The entities' own (camelCase) field names are their attribute names here; the keys are added around them.
+_TASK: TypeAdapter[Task] = TypeAdapter(Task)
+_MESSAGE: TypeAdapter[Message] = TypeAdapter(Message)
+_ATTACHMENT: TypeAdapter[AttachmentRef] = TypeAdapter(AttachmentRef)
+
+
+def _task_item(task: Task) -> dict[str, Any]:
     item: dict[str, Any] = {
         keys.PK: keys.workspace_pk(task.workspace_id),
         keys.SK: keys.task_sk(task.id),
         keys.GSI2_PK: keys.task_list_pk(task.workspace_id),
         keys.GSI2_SK: keys.listing_sk(task.status, task.created_at, task.id),
-        "id": task.id,
-        "workspaceId": task.workspace_id,
-        "title": task.title,
-        "body": task.body,
-        "status": task.status,
-        "assignee": task.assignee,
-        "createdBy": task.created_by,
-        "createdAt": task.created_at,
-        "updatedAt": task.updated_at,
-        "attachments": [attachment_values(ref) for ref in task.attachments],
-        "cronSchedule": task.cron_schedule,
-        "timezone": task.timezone,
-        "eventId": task.event_id,
-        "clearContext": task.clear_context or None,
-        "history": list(task.history),
-        "nextFireAt": task.next_fire_at,
-        "runCount": task.run_count if task.is_template else None,
-        "templateId": task.template_id,
-        "fireAt": task.fire_at,
-        "trigger": task.trigger,
-        "eventPublicationId": task.event_publication_id,
+        **_TASK.dump_python(task, by_alias=True, exclude_none=True),
     }
-    if queued:
+    if not task.is_template:
+        del item["runCount"]  # a template's count of runs; `ADD runCount` starts it on the first
+    if not task.clear_context:
+        del item["clearContext"]
+    if task.queued:
         item[keys.GSI1_PK] = keys.queue_pk(task.workspace_id)
         item[keys.GSI1_SK] = keys.queue_sk(task.created_at, task.id)
     return item
@@ -620,72 +607,21 @@ def message_item(workspace_id: str, task_id: str, message: Message) -> dict[str,
     return {
         keys.PK: keys.workspace_pk(workspace_id),
         keys.SK: keys.message_sk(task_id, message.id),
-        "id": message.id,
-        "author": message.author,
-        "kind": message.kind,
-        "text": message.text,
-        "createdAt": message.created_at,
-        "attachments": [attachment_values(ref) for ref in message.attachments],
-        "details": message.details,
+        **_MESSAGE.dump_python(message, by_alias=True, exclude_none=True),
     }
 
 
 def attachment_values(ref: AttachmentRef) -> dict[str, Any]:
-    return {
-        "id": ref.id,
-        "filename": ref.filename,
-        "mimeType": ref.mime_type,
-        "size": ref.size,
-        "key": ref.key,
-        "createdAt": ref.created_at,
-    }
+    return _ATTACHMENT.dump_python(ref, by_alias=True)
 
 
 def attachment_ref(values: dict[str, Any]) -> AttachmentRef:
-    return AttachmentRef(
-        id=values["id"],
-        filename=values["filename"],
-        mime_type=values["mimeType"],
-        size=int(values["size"]),
-        key=values["key"],
-        created_at=values["createdAt"],
-    )
+    return _ATTACHMENT.validate_python(values)
 
 
 def _message(values: dict[str, Any]) -> Message:
-    return Message(
-        id=values["id"],
-        author=values["author"],
-        text=values["text"],
-        created_at=values["createdAt"],
-        attachments=tuple(attachment_ref(a) for a in values.get("attachments", [])),
-        kind=values.get("kind", "message"),
-        details=values.get("details"),
-    )
+    return _MESSAGE.validate_python(values)
 
 
 def _task(values: dict[str, Any]) -> Task:
-    return Task(
-        id=values["id"],
-        workspace_id=values["workspaceId"],
-        title=values["title"],
-        body=values["body"],
-        status=values["status"],
-        assignee=values["assignee"],
-        created_by=values["createdBy"],
-        created_at=values["createdAt"],
-        updated_at=values["updatedAt"],
-        attachments=tuple(attachment_ref(a) for a in values.get("attachments", [])),
-        cron_schedule=values.get("cronSchedule"),
-        timezone=values.get("timezone"),
-        event_id=values.get("eventId"),
-        clear_context=bool(values.get("clearContext", False)),
-        claim=values.get("claim"),
-        history=tuple(values.get("history", [])),
-        next_fire_at=values.get("nextFireAt"),
-        run_count=int(values.get("runCount", 0)),
-        template_id=values.get("templateId"),
-        fire_at=values.get("fireAt"),
-        trigger=values.get("trigger"),
-        event_publication_id=values.get("eventPublicationId"),
-    )
+    return _TASK.validate_python(values)

@@ -3,9 +3,9 @@
 from pydantic import Field
 
 from agent_workspace.domain.memory import CONTENT_MAX_BYTES, INDEX, NAME_RULE, REVISIONS_KEPT
+from agent_workspace.domain.models import Actor
 from agent_workspace.mcp_server.registry import Action, Call, Payload, Tool
 from agent_workspace.services import memory
-from agent_workspace.services.tasks import Actor
 
 _NAME = Field(None, description=f"The memory: {NAME_RULE}. Leave out for {INDEX}, the index.")
 

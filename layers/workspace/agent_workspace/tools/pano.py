@@ -6,9 +6,9 @@ from pydantic import Field
 
 from agent_workspace.domain.models import Actor
 from agent_workspace.domain.pano import COMMENT_MAX, FILES_MAX, MARKDOWN_MAX, TITLE_MAX, TTL_DAYS_DEFAULT, TTL_DAYS_MAX
+from agent_workspace.domain.tasks import AttachmentIn
 from agent_workspace.mcp_server.registry import Action, Call, Payload, Tool
 from agent_workspace.services import pano
-from agent_workspace.tools.task import AttachmentIn
 
 _ID = Field(description="The doc's id, as save returned it")
 Color = Literal["yellow", "pink", "green", "blue", "orange", "purple", "amber"]

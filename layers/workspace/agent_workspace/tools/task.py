@@ -2,40 +2,21 @@
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field
 
 from agent_workspace.blocking import run_blocking
 from agent_workspace.domain.elicitations import MAX_TIMEOUT_SECONDS
 from agent_workspace.domain.errors import PayloadError
-from agent_workspace.domain.tasks import MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS
+from agent_workspace.domain.models import Actor
+from agent_workspace.domain.tasks import MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS, AttachmentIn
 from agent_workspace.mcp_server.registry import Action, Call, Payload, Tool
 from agent_workspace.services import elicitations, tasks
-from agent_workspace.services.tasks import Actor, NewTask
+from agent_workspace.services.tasks import NewTask
 
 _LIMITS = f"At most {MAX_ATTACHMENTS} files and {MAX_ATTACHMENT_BYTES // (1024 * 1024)} MiB of content per call."
 
 
-class AttachmentIn(BaseModel):
-    """An attachment sent by the agent; `url` is the server's to set and is refused here."""
-
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-
-    id: str = Field(
-        description="Unique ID for this attachment within the task: letters, digits, '.', '_' and '-', e.g. 'schema'"
-    )
-    filename: str = Field(description='Display filename (e.g., "schema.sql")')
-    mimeType: str = Field(description='MIME type (e.g., "text/plain", "image/png")')
-    data: str = Field(description="Base64-encoded file content")
-
-    @model_validator(mode="before")
-    @classmethod
-    def _no_url(cls, value: Any) -> Any:
-        if isinstance(value, dict) and "url" in value:
-            raise ValueError("url is set by the server only; send the content as base64 in data")
-        return value
-
-
-_ATTACHMENTS = Field(
+_ATTACHMENTS: Any = Field(
     default_factory=list,
     description=f"Optional attachments: [{{id, filename, mimeType, data}}] with base64 data. {_LIMITS}",
 )

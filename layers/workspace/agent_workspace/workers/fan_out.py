@@ -9,6 +9,7 @@ import json
 from typing import Any
 
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
+from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from agent_workspace.observability import logger
@@ -16,7 +17,7 @@ from agent_workspace.runtime import Runtime
 from agent_workspace.services import events
 
 
-def handle(event: dict[str, Any], context: Any, runtime: Runtime) -> dict[str, Any]:
+def handle(event: dict[str, Any], context: Any, runtime: Runtime) -> PartialItemFailureResponse:
     # A batch where every message fails is reported like any other, not raised: the Lambda service
     # then retries exactly those messages instead of the whole batch.
     processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
