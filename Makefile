@@ -11,10 +11,11 @@ export SAM_CLI_TELEMETRY := 0
 export POWERTOOLS_SERVICE_NAME ?= agent-workspace
 export POWERTOOLS_METRICS_NAMESPACE ?= AgentWorkspace
 
+PY_TREES := layers functions tests scripts
 CHROMIUM ?= /usr/bin/chromium
 export CHROMIUM
 
-.PHONY: serve test soak unit lint bench build admin clean browser
+.PHONY: serve test check unit lint docs soak bench build admin clean browser
 
 $(STAMP): pyproject.toml layers/workspace/requirements.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -34,8 +35,25 @@ serve: $(STAMP)
 	HOST=$(HOST) PORT=$(PORT) POWERTOOLS_METRICS_DISABLED=true $(BIN)/python -m agent_workspace.local
 
 # `build` first: tests/artifact loads what `sam build` made in a clean interpreter of the runtime's version.
+# In parallel (pytest-xdist): every test makes its own tables, buckets and queues, so tests share nothing.
+# --dist loadfile keeps a module's tests on one worker, so a module's fixtures are set up once.
+PYTEST_WORKERS ?= 4
 test: $(STAMP) lint browser build
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
+
+# The fast gate to run before every commit (under 20 s warm): lint, format, types and the unit tests.
+check: $(STAMP)
+	$(BIN)/ruff check $(PY_TREES)
+	$(BIN)/ruff format --check $(PY_TREES)
+	$(BIN)/mypy
+	$(BIN)/python -m pytest -n 2 -q tests/unit $(PYTEST_ARGS)
+
+unit: $(STAMP)
+	$(BIN)/python -m pytest tests/unit $(PYTEST_ARGS)
+
+# Rewrites the generated docs (tools, OpenAPI, configuration) from the code; tests/contract fails when they are stale.
+docs: $(STAMP)
+	$(BIN)/python scripts/gen_docs.py
 
 # The console's end-to-end tests drive Debian's headless Chromium; install it once if it is missing.
 browser:
@@ -44,7 +62,9 @@ browser:
 		|| { echo "Chromium is needed at $(CHROMIUM) for the console tests: apt-get install chromium"; exit 1; }
 
 lint: $(STAMP) $(TOOLS_STAMP)
-	$(BIN)/ruff check layers functions tests scripts
+	$(BIN)/ruff check $(PY_TREES)
+	$(BIN)/ruff format --check $(PY_TREES)
+	$(BIN)/mypy
 	$(BIN)/cfn-lint template.yaml
 	$(TOOLS)/bin/sam validate --lint --template template.yaml --region us-east-1
 

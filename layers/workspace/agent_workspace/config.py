@@ -24,18 +24,30 @@ class Settings(BaseSettings):
     scheduler_role_arn: str = Field("", description="The role EventBridge Scheduler assumes to invoke it.")
     schedule_dead_letter_arn: str = Field("", description="SQS queue for firings Scheduler could not deliver.")
     rate_limit_per_minute: int = Field(
-        3000, gt=0, description="Requests one token may make per minute; more are refused with 429 and Retry-After."
+        3000,
+        gt=0,
+        description=(
+            "Requests one token may make per minute (MCP and REST alike); more are refused with 429 and Retry-After."
+        ),
     )
     site_call_approval_seconds: int = Field(
         600, gt=0, description="How long a site-tool call waits for the human's decision before it expires."
     )
-    event_retention_days: int = Field(30, gt=0, description="Days a published event's record is kept.")
-    aws_region: str = Field("us-east-1", validation_alias="AWS_REGION")
+    event_retention_days: int = Field(30, gt=0, description="Days a published event's record is kept (its TTL).")
+    aws_region: str = Field(
+        "us-east-1",
+        validation_alias="AWS_REGION",
+        description="Region of the table, bucket, queues and schedules; Lambda sets AWS_REGION itself.",
+    )
     aws_endpoint_url: str | None = Field(
         None, description="Send every AWS call here (the local stack's moto server); unset on AWS."
     )
     public_url: str | None = Field(
-        None, description="Base URL clients use, for the OAuth resource metadata; derived from the request if unset."
+        None,
+        description=(
+            "Base URL clients use, for the OAuth resource metadata and WWW-Authenticate; derived from the request "
+            "(Host, X-Forwarded-Proto) if unset."
+        ),
     )
     allowed_origins: Annotated[list[str], NoDecode] = Field(
         default_factory=list,
@@ -45,7 +57,9 @@ class Settings(BaseSettings):
         default_factory=list,
         description="Host headers accepted (empty: any, as behind a Function URL); others get 421.",
     )
-    max_request_bytes: int = Field(6 * 1024 * 1024, description="Request bodies above this are refused with 413.")
+    max_request_bytes: int = Field(
+        6 * 1024 * 1024, description="Request bodies above this are refused with 413 before they are read."
+    )
     page_bytes: int = Field(
         PAGE_BYTES,
         gt=0,
@@ -60,7 +74,12 @@ class Settings(BaseSettings):
     )
     attachment_url_seconds: int = Field(900, gt=0, le=604800, description="Lifetime of presigned attachment links.")
     lambda_return_margin_seconds: float = Field(
-        10, ge=0, description="A long wait (elicit) returns this long before the Lambda invocation would time out."
+        10,
+        ge=0,
+        description=(
+            "A long wait (`task elicit`, `siteTools call`, a bridge poll) ends this long before the Lambda invocation "
+            "would time out."
+        ),
     )
     agent_wait_seconds: float = Field(
         45,
@@ -76,7 +95,7 @@ class Settings(BaseSettings):
         BRIDGE_POLL_MAX_SECONDS,
         gt=0,
         le=BRIDGE_POLL_MAX_SECONDS,
-        description="Longest one bridge long-poll (`GET /api/bridge/calls`) waits before answering an empty list.",
+        description="Longest one bridge long-poll (`GET /api/bridge/calls`) waits, whatever its `wait` asks.",
     )
     attachment_retention_days: int = Field(
         30, gt=0, description="Days attachments are kept (the bucket's lifecycle rule); older ones are expired."

@@ -24,9 +24,8 @@ from agent_workspace.api.hangup import HangupWatch
 from agent_workspace.api.html_policy import HtmlPolicy
 from agent_workspace.api.response_limit import ResponseSizeLimit
 from agent_workspace.mcp_server.endpoint import McpEndpoint
-from agent_workspace.mcp_server.server import build_server
+from agent_workspace.mcp_server.server import workspace_server
 from agent_workspace.runtime import Runtime
-from agent_workspace.tools import REGISTRY
 
 
 def create_app(runtime: Runtime) -> FastAPI:
@@ -43,7 +42,7 @@ def create_app(runtime: Runtime) -> FastAPI:
 
     # Routed directly: `app.mount("/mcp", ...)` would answer POST /mcp with a 307 to /mcp/, and
     # a client that follows a 307 for a POST is rare; a trailing slash is served, not redirected, too.
-    mcp_endpoint = McpEndpoint(build_server(REGISTRY), runtime)
+    mcp_endpoint = McpEndpoint(workspace_server(), runtime)
     app.router.routes.append(Route("/mcp", mcp_endpoint, methods=None))
     app.router.routes.append(Route("/mcp/", mcp_endpoint, methods=None))
 

@@ -5,7 +5,6 @@ Every error of the REST API is `application/problem+json`:
 /mcp answers its own errors (`mcp_server.endpoint`) and keeps its shape.
 """
 
-from http import HTTPStatus
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -17,9 +16,8 @@ from starlette.exceptions import HTTPException
 from agent_workspace.api import asgi_json
 from agent_workspace.api.asgi_json import PROBLEM_JSON
 from agent_workspace.api.auth import www_authenticate
-from agent_workspace.domain.errors import RateLimited, Unauthorized, Unavailable, WorkspaceError
+from agent_workspace.domain.errors import RateLimited, Unauthorized, Unavailable, WorkspaceError, field_path
 from agent_workspace.domain.text import DETAIL_MAX, echo
-from agent_workspace.mcp_server.dispatch import field_path
 from agent_workspace.observability import logger
 
 PROBLEM_MEDIA_TYPE = PROBLEM_JSON
@@ -113,6 +111,6 @@ def _describe(detail: dict[str, Any]) -> str:
 
 def _reason(status: int) -> str:
     try:
-        return HTTPStatus(status).phrase
+        return asgi_json.reason(status)
     except ValueError:
         return "Error"

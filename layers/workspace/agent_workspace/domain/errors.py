@@ -4,6 +4,8 @@ One adapter turns them into MCP tool errors (`mcp_server.dispatch`) and one into
 (`api.errors`), so the message a caller sees is decided here, once.
 """
 
+from typing import Any
+
 
 class WorkspaceError(Exception):
     """Base of every error a caller may see; `message` is safe to show."""
@@ -82,3 +84,11 @@ class RateLimited(WorkspaceError):
     def __init__(self, message: str, retry_after: int) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+
+
+def field_path(loc: tuple[Any, ...]) -> str:
+    """A pydantic error location as the field path an error names: `attachments[0].id`."""
+    path = ""
+    for part in loc:
+        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+    return path or "payload"

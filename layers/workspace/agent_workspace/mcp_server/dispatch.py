@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from agent_workspace.blocking import run_blocking
-from agent_workspace.domain.errors import WorkspaceError
+from agent_workspace.domain.errors import WorkspaceError, field_path
 from agent_workspace.domain.paging import ANSWER_MAX, text_wire_size
 from agent_workspace.domain.text import DETAIL_MAX, echo
 from agent_workspace.mcp_server import help_text
@@ -240,13 +240,6 @@ def _describe(detail: Any, known_fields: list[str]) -> str:
         message = message.replace("Input should be", "must be")
         return f"field '{where}' {message}"
     return f"field '{where}': {message}"
-
-
-def field_path(loc: tuple[Any, ...]) -> str:
-    path = ""
-    for part in loc:
-        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
-    return path or "payload"
 
 
 def _did_you_mean(given: str, choices: list[str]) -> str:

@@ -9,6 +9,7 @@ from mcp.server.lowlevel import Server
 from agent_workspace import __version__
 from agent_workspace.mcp_server.dispatch import HELP_TOOL, dispatch
 from agent_workspace.mcp_server.registry import Call, Registry, Tool
+from agent_workspace.tools import REGISTRY
 
 INSTRUCTIONS = (
     "This server is a workspace shared with a human and other agents. Every tool takes "
@@ -88,3 +89,8 @@ def build_server(registry: Registry) -> Server[Any]:
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
+
+
+def workspace_server() -> Server[Any]:
+    """The server of this deployment's tools: the app wires it in without knowing the tools itself."""
+    return build_server(REGISTRY)

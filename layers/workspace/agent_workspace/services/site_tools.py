@@ -15,7 +15,7 @@ from typing import Any
 from agent_workspace.blocking import client_gone, pause, run_blocking, wait_ends_at
 from agent_workspace.domain.clock import iso, parse_iso
 from agent_workspace.domain.errors import Conflict, Failed, NotFound, PayloadError, Unavailable
-from agent_workspace.domain.ids import check_id, new_id
+from agent_workspace.domain.ids import check_id, is_id, new_id
 from agent_workspace.domain.models import Actor
 from agent_workspace.domain.patterns import Deadline, PatternTimeout, compile_pattern
 from agent_workspace.domain.site_tools import (
@@ -190,7 +190,7 @@ async def wait_for_result(rt: Runtime, call: SiteCall, deadline: float | None) -
 
 
 def decide(rt: Runtime, account_id: str, workspace_id: str, call_id: str, decision: str) -> SiteCall:
-    call = rt.site_tools.get_call(account_id, call_id) if call_id else None
+    call = rt.site_tools.get_call(account_id, call_id) if is_id(call_id) else None  # else no key: 1 KiB max
     if call is None or call.workspace_id != workspace_id:
         raise NotFound(f"no site-tool call {echo(call_id)} in this workspace")
     if call.status != PENDING:
@@ -268,7 +268,7 @@ def _claim_queued(rt: Runtime, account_id: str) -> list[SiteCall]:
 
 
 def post_result(rt: Runtime, account_id: str, call_id: str, result: Any, error: str | None) -> SiteCall:
-    call = rt.site_tools.get_call(account_id, call_id) if call_id else None
+    call = rt.site_tools.get_call(account_id, call_id) if is_id(call_id) else None  # else no key: 1 KiB max
     if call is None:
         raise NotFound(f"no site-tool call {echo(call_id)}")
     if call.status != RUNNING:
