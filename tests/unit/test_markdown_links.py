@@ -6,12 +6,12 @@ what counts as a link: percent-encoding, angle brackets, titles.
 """
 
 import re
-import time
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agent_workspace.domain import markdown_links
 from agent_workspace.domain.markdown_links import link_targets
 from agent_workspace.domain.pano import linked_names
 
@@ -60,22 +60,33 @@ def test_percent_encoded_targets_link_the_decoded_name_too():
 HOSTILE = ["[](", "[a](<", "[", '[a](b "', "[a](b ", "[a](<b> ", "![](<", "[](\n"]
 
 
-def _seconds(markdown: str) -> float:
-    """The best of five runs, the least disturbed by whatever else the machine does (one, if it is slow anyway)."""
-    best = float("inf")
-    for _ in range(5):
-        started = time.perf_counter()
-        for _ in link_targets(markdown):
-            pass
-        best = min(best, time.perf_counter() - started)
-        if best > 0.1:
-            break
-    return best
+class _CountingPattern:
+    """A scanner's pattern that adds up the characters each search reads: work measured, not timed."""
+
+    def __init__(self, pattern: re.Pattern[str], read: list[int]) -> None:
+        self._pattern, self._read = pattern, read
+
+    def search(self, text: str, start: int = 0) -> re.Match[str] | None:
+        match = self._pattern.search(text, start)
+        self._read[0] += (match.end() if match else len(text)) - start
+        return match
+
+
+def _characters_read(markdown: str, monkeypatch: pytest.MonkeyPatch) -> int:
+    read = [0]
+    for name in ("_CLOSE_LABEL", "_CLOSE_ANGLE", "_END_BARE", "_QUOTE", "_NOT_SPACE"):
+        monkeypatch.setattr(markdown_links, name, _CountingPattern(getattr(markdown_links, name), read))
+    for _ in link_targets(markdown):
+        pass
+    monkeypatch.undo()
+    return read[0]
 
 
 @pytest.mark.parametrize("unit", HOSTILE)
-def test_scanning_time_grows_linearly_with_the_markdown(unit):
-    # 8 times the text: linear takes ~8 times as long, quadratic ~64 times. 24 leaves room both ways.
+def test_the_scan_reads_the_markdown_a_bounded_number_of_times(unit, monkeypatch):
+    # Linear: 8 times the text, 8 times the reading, a few passes over it at most. The old expression re-read
+    # the rest of the text from every '[': quadratic, 64 times the reading for 8 times the text.
     small, large = unit * 500, unit * 4000
-    ratio = _seconds(large) / max(_seconds(small), 1e-6)
-    assert ratio < 24, f"{unit!r}: 8x the text took {ratio:.0f}x the time"
+    read_small, read_large = _characters_read(small, monkeypatch), _characters_read(large, monkeypatch)
+    assert read_large <= 8 * read_small + 64, f"{unit!r}: 8x the text, {read_large / read_small:.1f}x the reading"
+    assert read_large <= 8 * len(large), f"{unit!r}: read {read_large} characters of {len(large)}"
