@@ -6,19 +6,14 @@ In Lambda the platform logs each invocation already, and a warm call should not 
 
 import time
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
+from agent_workspace.api.middleware import HttpMiddleware
 from agent_workspace.observability import logger
 
 
-class AccessLog:
-    def __init__(self, app: ASGIApp) -> None:
-        self._app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self._app(scope, receive, send)
-            return
+class AccessLog(HttpMiddleware):
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         started = time.perf_counter()
         status = 500
 

@@ -12,19 +12,14 @@ the response. There the waits are bounded by the invocation's deadline instead (
 """
 
 import anyio
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
+from agent_workspace.api.middleware import HttpMiddleware
 from agent_workspace.blocking import watching
 
 
-class HangupWatch:
-    def __init__(self, app: ASGIApp) -> None:
-        self._app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self._app(scope, receive, send)
-            return
+class HangupWatch(HttpMiddleware):
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         client = _Client(receive)
         with watching(client):
             await self._app(scope, client.receive, send)

@@ -8,7 +8,9 @@ CDN, are not served (`api.app`); the schema stays at /openapi.json.
 """
 
 from starlette.datastructures import MutableHeaders
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
+
+from agent_workspace.api.middleware import HttpMiddleware
 
 CONTENT_SECURITY_POLICY = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
@@ -16,15 +18,8 @@ CONTENT_SECURITY_POLICY = (
 )
 
 
-class HtmlPolicy:
-    def __init__(self, app: ASGIApp) -> None:
-        self._app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self._app(scope, receive, send)
-            return
-
+class HtmlPolicy(HttpMiddleware):
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         async def send_with_policy(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = MutableHeaders(scope=message)

@@ -8,20 +8,18 @@ JSON built in memory, so holding the body until it is complete costs nothing a L
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from agent_workspace.api.asgi_json import send_problem
+from agent_workspace.api.middleware import HttpMiddleware
 from agent_workspace.domain.paging import ANSWER_MAX, body_wire_size
 
 _MOST_GROWTH = 6
 
 
-class ResponseSizeLimit:
+class ResponseSizeLimit(HttpMiddleware):
     def __init__(self, app: ASGIApp, max_bytes: int = ANSWER_MAX) -> None:
-        self._app = app
+        super().__init__(app)
         self._max = max_bytes
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self._app(scope, receive, send)
-            return
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         start: Message | None = None
         chunks: list[bytes] = []
 

@@ -163,14 +163,7 @@ def _tool_help(tool: Tool, payload: BaseModel) -> str:
     assert isinstance(payload, HelpPayload)
     if payload.topic is None:
         return help_text.tool_help(tool)
-    action = tool.action(payload.topic)
-    if action is None:
-        raise CallRefused(
-            f"{tool.name} help: unknown topic '{echo(payload.topic)}'"
-            f"{_did_you_mean(payload.topic, tool.action_names)}; "
-            f"actions: {', '.join(tool.action_names)}"
-        )
-    return help_text.tool_help(tool) if action is tool.help_action else help_text.action_help(tool, action)
+    return _action_help(tool, payload.topic, f"{tool.name} help: unknown topic")
 
 
 def answer_help(registry: Registry, arguments: dict[str, Any]) -> str:
@@ -191,12 +184,15 @@ def answer_help(registry: Registry, arguments: dict[str, Any]) -> str:
         )
     if not action_name:
         return help_text.tool_help(tool)
-    action = tool.action(action_name)
+    return _action_help(tool, action_name, f"{HELP_TOOL}: {tool.name} has no action")
+
+
+def _action_help(tool: Tool, name: str, unknown: str) -> str:
+    """Help on one action (a tool's own `help` action is the tool's help); an unknown name is refused."""
+    action = tool.action(name)
     if action is None:
         raise CallRefused(
-            f"{HELP_TOOL}: {tool.name} has no action '{echo(action_name)}'"
-            f"{_did_you_mean(action_name, tool.action_names)}; "
-            f"actions: {', '.join(tool.action_names)}"
+            f"{unknown} '{echo(name)}'{_did_you_mean(name, tool.action_names)}; actions: {', '.join(tool.action_names)}"
         )
     return help_text.tool_help(tool) if action is tool.help_action else help_text.action_help(tool, action)
 
