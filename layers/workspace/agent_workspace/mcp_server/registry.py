@@ -1,7 +1,8 @@
 """Tools and their actions, declared once.
 
-Each action's payload model validates the call, is what `help` prints and what `tools/list`
-advertises, so the three can never disagree.
+Each action's payload model validates the call and is what `help` prints (and docs/tools.md, generated
+from `help`), so they can never disagree; `tools/list` advertises each tool's action names and points
+to `help` for the payload fields.
 """
 
 from collections.abc import Callable, Iterator
