@@ -243,9 +243,11 @@ class TaskView(_View):
 
     @model_validator(mode="after")
     def _only_where_they_mean_something(self) -> "TaskView":
-        if self.cronSchedule is None:
+        # Assigned only when there is something to drop: an assignment marks a field set, and a REST answer
+        # (validated from `public()`, dumped without unset fields) would then show it as null.
+        if self.cronSchedule is None and self.runCount is not None:
             self.runCount = None
-        if not self.clearContext:
+        if self.clearContext is False:
             self.clearContext = None
         return self
 
