@@ -3,6 +3,7 @@
 from collections.abc import Callable
 from typing import Any
 
+from boto3.dynamodb.conditions import Attr, ConditionBase
 from botocore.exceptions import ClientError
 
 from agent_workspace.backoff import back_off
@@ -12,19 +13,33 @@ from agent_workspace.domain.tasks import STATUSES
 from agent_workspace.domain.tokens import FEWEST_HUMAN_TOKENS, TokenKind
 from agent_workspace.store import keys
 from agent_workspace.store.dynamo import from_item, get_item, key, query_prefix, to_item, translating_errors
+from agent_workspace.store.expressions import EXISTS, NEW_ITEM, Update, only_if
 from agent_workspace.store.known_tokens import KnownTokens
 
-_NEW_ITEM = "attribute_not_exists(PK)"
 _CONTENTION_ROUNDS = 3
+_COUNT_ROUNDS = 6  # bounded retries when other mints or revocations of the same owner won the race
 
 # The owner's count of its live tokens: the workspace item counts its agent tokens, the account item its human
 # tokens. Every mint and revocation moves it in the transaction that writes the token, under one of these.
 _TOKEN_COUNT = "tokenCount"
-_COUNTED = "attribute_exists(tokenCount)"
-_NOT_YET_COUNTED = "attribute_exists(PK) AND attribute_not_exists(tokenCount)"  # an owner stored before counts
-_BELOW_CAP = "tokenCount < :bound"
-_ABOVE_FEWEST = "tokenCount > :bound"
-_COUNT_ROUNDS = 6  # bounded retries when other mints or revocations of the same owner won the race
+_COUNTED = Attr(_TOKEN_COUNT).exists()
+_NOT_YET_COUNTED = EXISTS & Attr(_TOKEN_COUNT).not_exists()  # an owner stored before tokens were counted
+
+
+def _within(delta: int, bound: int) -> ConditionBase:
+    """A mint (`delta` > 0) stays below the cap `bound`; a revocation leaves more than `bound`, the fewest."""
+    return Attr(_TOKEN_COUNT).lt(bound) if delta > 0 else Attr(_TOKEN_COUNT).gt(bound)
+
+
+def _room_in_window(window: int, limit: int) -> ConditionBase:
+    """The token is there, under its limit in the current window. A window already newer than ours (another
+    instance's clock ran ahead) counts as ours."""
+    return EXISTS & Attr("rateWindow").gte(window) & Attr("rateCount").lt(limit)
+
+
+def _window_over(window: int) -> ConditionBase:
+    """The token is there, and its window (if any) is older than `window`: this request opens the new one."""
+    return EXISTS & (Attr("rateWindow").not_exists() | Attr("rateWindow").lt(window))
 
 
 class AccountStore:
@@ -50,7 +65,7 @@ class AccountStore:
         with translating_errors(f"account {account_id} already exists"):
             self._db.transact_write_items(
                 TransactItems=[
-                    {"Put": {"TableName": self._table, "Item": to_item(item), "ConditionExpression": _NEW_ITEM}},
+                    {"Put": {"TableName": self._table, "Item": to_item(item), **only_if(NEW_ITEM)}},
                     *self._token_puts(*first_token),
                 ]
             )
@@ -77,10 +92,10 @@ class AccountStore:
                         "ConditionCheck": {
                             "TableName": self._table,
                             "Key": key(keys.account_pk(workspace.account_id), keys.ACCOUNT_SK),
-                            "ConditionExpression": "attribute_exists(PK)",
+                            **only_if(EXISTS),
                         }
                     },
-                    {"Put": {"TableName": self._table, "Item": to_item(item), "ConditionExpression": _NEW_ITEM}},
+                    {"Put": {"TableName": self._table, "Item": to_item(item), **only_if(NEW_ITEM)}},
                     *self._token_puts(token_hash, token),
                 ]
             )
@@ -113,7 +128,7 @@ class AccountStore:
                 "Put": {
                     "TableName": self._table,
                     "Item": to_item({keys.PK: keys.token_pk(token_hash), keys.SK: keys.TOKEN_SK, **common}),
-                    "ConditionExpression": _NEW_ITEM,
+                    **only_if(NEW_ITEM),
                 }
             },
             {
@@ -127,7 +142,7 @@ class AccountStore:
                             **common,
                         }
                     ),
-                    "ConditionExpression": _NEW_ITEM,
+                    **only_if(NEW_ITEM),
                 }
             },
         ]
@@ -196,11 +211,7 @@ class AccountStore:
         token_key = key(keys.token_pk(token_hash), keys.TOKEN_SK)
         for _ in range(_CONTENTION_ROUNDS):
             counted = self._count_request(
-                token_key,
-                "ADD rateCount :one",
-                # A window already newer than ours (another instance's clock ran ahead) counts as ours.
-                "attribute_exists(PK) AND rateWindow >= :w AND rateCount < :limit",
-                {":one": 1, ":w": window, ":limit": limit},
+                token_key, Update().add("rateCount", 1).only_if(_room_in_window(window, limit))
             )
             if isinstance(counted, dict):
                 return _principal(counted)
@@ -209,10 +220,7 @@ class AccountStore:
             if counted >= window:
                 raise RateLimited(f"this token made {limit} requests this minute, its limit", retry_after=0)
             opened = self._count_request(
-                token_key,
-                "SET rateWindow = :w, rateCount = :one",
-                "attribute_exists(PK) AND (attribute_not_exists(rateWindow) OR rateWindow < :w)",
-                {":one": 1, ":w": window},
+                token_key, Update().set("rateWindow", window).set("rateCount", 1).only_if(_window_over(window))
             )
             if isinstance(opened, dict):
                 return _principal(opened)
@@ -221,15 +229,13 @@ class AccountStore:
             # Another request opened this window meanwhile: count this one in it.
         raise Unavailable("the store is busy; retry shortly")
 
-    def _count_request(self, token_key: dict[str, Any], update: str, condition: str, values: dict[str, Any]) -> Any:
+    def _count_request(self, token_key: dict[str, Any], update: Update) -> Any:
         """The token's attributes after the update; else None (no token) or its `rateWindow` as it stands."""
         try:
             response = self._db.update_item(
                 TableName=self._table,
                 Key=token_key,
-                UpdateExpression=update,
-                ConditionExpression=condition,
-                ExpressionAttributeValues=to_item(values),
+                **update.params(),
                 ReturnValues="ALL_NEW",
                 ReturnValuesOnConditionCheckFailure="ALL_OLD",
             )
@@ -264,7 +270,7 @@ class AccountStore:
             -1,
             None if workspace_id is not None else FEWEST_HUMAN_TOKENS,
             [
-                {"Delete": {"TableName": self._table, "Key": ref_key, "ConditionExpression": "attribute_exists(PK)"}},
+                {"Delete": {"TableName": self._table, "Key": ref_key, **only_if(EXISTS)}},
                 {"Delete": {"TableName": self._table, "Key": key(keys.token_pk(values["tokenHash"]), keys.TOKEN_SK)}},
             ],
             refused=lambda held: Conflict(
@@ -323,21 +329,12 @@ class AccountStore:
         self, owner: dict[str, Any], delta: int, bound: int | None, uncounted: int | None
     ) -> dict[str, Any]:
         if uncounted is not None:
-            update, condition, values = "SET tokenCount = :count", _NOT_YET_COUNTED, {":count": uncounted + delta}
+            update = Update().set(_TOKEN_COUNT, uncounted + delta).only_if(_NOT_YET_COUNTED)
         else:
-            update, condition, values = "ADD tokenCount :delta", _COUNTED, {":delta": delta}
+            update = Update().add(_TOKEN_COUNT, delta).only_if(_COUNTED)
             if bound is not None:
-                condition = f"{condition} AND {_BELOW_CAP if delta > 0 else _ABOVE_FEWEST}"
-                values[":bound"] = bound
-        return {
-            "Update": {
-                "TableName": self._table,
-                "Key": owner,
-                "UpdateExpression": update,
-                "ConditionExpression": condition,
-                "ExpressionAttributeValues": to_item(values),
-            }
-        }
+                update.only_if(_within(delta, bound))
+        return {"Update": {"TableName": self._table, "Key": owner, **update.params()}}
 
     def _count_references(self, account_id: str, workspace_id: str | None) -> int:
         """The owner's live tokens, counted from their references (`Select COUNT`: no item comes back)."""

@@ -2,12 +2,22 @@
 
 from typing import Any
 
+from boto3.dynamodb.conditions import Attr, ConditionBase
+
 from agent_workspace.domain.elicitations import Elicitation
 from agent_workspace.domain.errors import Conflict, NotFound
 from agent_workspace.domain.tasks import Message
 from agent_workspace.store import keys
 from agent_workspace.store.dynamo import from_item, key, query_all, to_item, translating_errors
+from agent_workspace.store.expressions import NEW_ITEM, Update, only_if, status_is
 from agent_workspace.store.tasks import message_item, touch_task
+
+_PENDING = status_is("pending")  # not answered or expired yet
+
+
+def _open_at(now: str) -> ConditionBase:
+    """Still waiting for its answer at `now`: pending, and not past its wait."""
+    return _PENDING & Attr("waitUntil").gt(now)
 
 
 class ElicitationStore:
@@ -44,7 +54,7 @@ class ElicitationStore:
                             "Put": {
                                 "TableName": self._table,
                                 "Item": to_item(item),
-                                "ConditionExpression": "attribute_not_exists(PK)",
+                                **only_if(NEW_ITEM),
                             }
                         },
                         {
@@ -77,19 +87,11 @@ class ElicitationStore:
                         "Update": {
                             "TableName": self._table,
                             "Key": key(keys.workspace_pk(workspace_id), keys.elicitation_sk(elicitation.id)),
-                            "UpdateExpression": "SET #status = :answered, answer = :answer, answeredAt = :now, "
-                            "GSI2SK = :listed",
-                            "ConditionExpression": "#status = :pending AND waitUntil > :now",
-                            "ExpressionAttributeNames": {"#status": "status"},
-                            "ExpressionAttributeValues": to_item(
-                                {
-                                    ":answered": "answered",
-                                    ":pending": "pending",
-                                    ":answer": answer,
-                                    ":now": now,
-                                    ":listed": keys.listing_sk("answered", elicitation.created_at, elicitation.id),
-                                }
-                            ),
+                            **_moved_to(elicitation, "answered")
+                            .set("answer", answer)
+                            .set("answeredAt", now)
+                            .only_if(_open_at(now))
+                            .params(),
                         }
                     },
                     {
@@ -108,16 +110,7 @@ class ElicitationStore:
                 self._db.update_item(
                     TableName=self._table,
                     Key=key(keys.workspace_pk(elicitation.workspace_id), keys.elicitation_sk(elicitation.id)),
-                    UpdateExpression="SET #status = :expired, GSI2SK = :listed",
-                    ConditionExpression="#status = :pending",
-                    ExpressionAttributeNames={"#status": "status"},
-                    ExpressionAttributeValues=to_item(
-                        {
-                            ":expired": "expired",
-                            ":pending": "pending",
-                            ":listed": keys.listing_sk("expired", elicitation.created_at, elicitation.id),
-                        }
-                    ),
+                    **_moved_to(elicitation, "expired").only_if(_PENDING).params(),
                 )
         except Conflict:
             return False
@@ -132,6 +125,15 @@ class ElicitationStore:
             "ExpressionAttributeValues": to_item(values),
         }
         return [_elicitation(item) for item in query_all(self._db, request)]
+
+
+def _moved_to(elicitation: Elicitation, status: str) -> Update:
+    """The question's new status, and its place in the listing by status (GSI2) with it."""
+    return (
+        Update()
+        .set("status", status)
+        .set(keys.GSI2_SK, keys.listing_sk(status, elicitation.created_at, elicitation.id))
+    )
 
 
 def _elicitation(values: dict[str, Any]) -> Elicitation:

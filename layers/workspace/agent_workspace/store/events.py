@@ -7,13 +7,21 @@ found by event through GSI1 (`EVENTSUBS#<eventId>`) and by workspace through GSI
 
 from typing import Any
 
+from boto3.dynamodb.conditions import Attr, ConditionBase
+
 from agent_workspace.domain.errors import Conflict, NotFound, PayloadError
 from agent_workspace.domain.events import EventDefinition, Publication, Subscription
 from agent_workspace.store import keys
 from agent_workspace.store.cursor import cursor_after, decode_cursor, encode_cursor
 from agent_workspace.store.dynamo import from_item, get_item, key, query_all, query_prefix, to_item, translating_errors
+from agent_workspace.store.expressions import EXISTS, NEW_ITEM, Update, only_if
 
-_NEW_ITEM = "attribute_not_exists(PK)"
+_UNUSED = EXISTS & Attr("subscriptionCount").eq(0)  # a definition no subscription uses
+
+
+def _subscribed_by(workspace_id: str) -> ConditionBase:
+    """A subscription of this workspace: another workspace of the account never removes it."""
+    return Attr("workspaceId").eq(workspace_id)
 
 
 class EventStore:
@@ -44,7 +52,7 @@ class EventStore:
                         "ConditionCheck": {
                             "TableName": self._table,
                             "Key": key(pk, keys.ACCOUNT_SK),
-                            "ConditionExpression": "attribute_exists(PK)",
+                            **only_if(EXISTS),
                         }
                     },
                     self._put(definition),
@@ -78,8 +86,7 @@ class EventStore:
                             "Delete": {
                                 "TableName": self._table,
                                 "Key": key(pk, keys.event_sk(event_id)),
-                                "ConditionExpression": "attribute_exists(PK) AND subscriptionCount = :zero",
-                                "ExpressionAttributeValues": to_item({":zero": 0}),
+                                **only_if(_UNUSED),
                             }
                         },
                         {"Delete": {"TableName": self._table, "Key": key(pk, keys.event_name_sk(event.name))}},
@@ -160,8 +167,7 @@ class EventStore:
             "Delete": {
                 "TableName": self._table,
                 "Key": key(pk, keys.subscription_sk(subscription_id)),
-                "ConditionExpression": "workspaceId = :wid",
-                "ExpressionAttributeValues": to_item({":wid": workspace_id}),
+                **only_if(_subscribed_by(workspace_id)),
             }
         }
         try:
@@ -197,7 +203,7 @@ class EventStore:
             self._db.put_item(
                 TableName=self._table,
                 Item=to_item(_publication_item(account_id, publication, expires_at)),
-                ConditionExpression=_NEW_ITEM,
+                **only_if(NEW_ITEM),
             )
 
     def forget(self, account_id: str, publication_id: str) -> None:
@@ -214,22 +220,16 @@ class EventStore:
     def mark_delivered(
         self, account_id: str, publication_id: str, event_id: str | None, name: str | None, triggered: int, now: str
     ) -> None:
-        values: dict[str, Any] = {":delivered": "delivered", ":n": triggered, ":now": now}
-        sets = ["#state = :delivered", "triggered = :n", "deliveredAt = :now"]
+        delivered = Update().set("state", "delivered").set("triggered", triggered).set("deliveredAt", now)
         if event_id:
-            sets.append("eventId = :eid")
-            values[":eid"] = event_id
+            delivered.set("eventId", event_id)
         if name:
-            sets.append("#name = :name")
-            values[":name"] = name
+            delivered.set("name", name)
         with translating_errors():
             self._db.update_item(
                 TableName=self._table,
                 Key=key(keys.account_pk(account_id), keys.publication_sk(publication_id)),
-                UpdateExpression="SET " + ", ".join(sets),
-                ConditionExpression="attribute_exists(PK)",
-                ExpressionAttributeNames={"#state": "state", **({"#name": "name"} if name else {})},
-                ExpressionAttributeValues=to_item(values),
+                **delivered.only_if(EXISTS).params(),
             )
 
     def list_publications(
@@ -268,16 +268,14 @@ class EventStore:
         return get_item(self._db, self._table, pk, sk)
 
     def _put(self, item: dict[str, Any]) -> dict[str, Any]:
-        return {"Put": {"TableName": self._table, "Item": to_item(item), "ConditionExpression": _NEW_ITEM}}
+        return {"Put": {"TableName": self._table, "Item": to_item(item), **only_if(NEW_ITEM)}}
 
     def _count(self, pk: str, event_id: str, delta: int) -> dict[str, Any]:
         return {
             "Update": {
                 "TableName": self._table,
                 "Key": key(pk, keys.event_sk(event_id)),
-                "UpdateExpression": "ADD subscriptionCount :d",
-                "ConditionExpression": "attribute_exists(PK)",
-                "ExpressionAttributeValues": to_item({":d": delta}),
+                **Update().add("subscriptionCount", delta).only_if(EXISTS).params(),
             }
         }
 

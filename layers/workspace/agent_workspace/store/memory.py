@@ -9,6 +9,7 @@ from typing import Any
 from agent_workspace.domain.memory import REVISIONS_KEPT, Memory
 from agent_workspace.store import keys
 from agent_workspace.store.dynamo import from_item, key, query_prefix, to_item, translating_errors
+from agent_workspace.store.expressions import EXISTS, NEW_ITEM, only_if, revision_is
 
 
 class MemoryStore:
@@ -47,16 +48,13 @@ class MemoryStore:
             "updatedAt": memory.updated_at,
             "updatedBy": memory.updated_by,
         }
-        condition = "attribute_not_exists(PK)" if previous_revision == 0 else "revision = :previous"
         current: dict[str, Any] = {
             "Put": {
                 "TableName": self._table,
                 "Item": to_item({keys.PK: pk, keys.SK: keys.memory_sk(memory.name), **values}),
-                "ConditionExpression": condition,
+                **only_if(NEW_ITEM if previous_revision == 0 else revision_is(previous_revision)),
             }
         }
-        if previous_revision:
-            current["Put"]["ExpressionAttributeValues"] = to_item({":previous": previous_revision})
         items = [
             current,
             {
@@ -101,7 +99,7 @@ class MemoryStore:
                             "Delete": {
                                 "TableName": self._table,
                                 "Key": key(pk, keys.memory_sk(name)),
-                                "ConditionExpression": "attribute_exists(PK)",
+                                **only_if(EXISTS),
                             }
                         },
                         *deletes[:99],  # at most REVISIONS_KEPT are ever kept

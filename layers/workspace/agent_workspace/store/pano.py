@@ -6,6 +6,8 @@ each comment. Writes of a doc are conditional on the revision read, so two saves
 
 from typing import Any
 
+from boto3.dynamodb.conditions import Attr, ConditionBase
+
 from agent_workspace.domain.errors import Conflict, NotFound
 from agent_workspace.domain.pano import Comment, Doc, PanoFile
 from agent_workspace.store import keys
@@ -18,6 +20,7 @@ from agent_workspace.store.dynamo import (
     to_item,
     translating_errors,
 )
+from agent_workspace.store.expressions import EXISTS, NEW_ITEM, Update, only_if, revision_is
 from agent_workspace.store.tasks import attachment_ref, attachment_values
 
 _REPLACED = (
@@ -69,21 +72,12 @@ class PanoStore:
         item = {**_doc_item(account_id, doc), keys.TTL_ATTRIBUTE: expires_epoch}
         with translating_errors(f"doc {doc.id} was changed meanwhile"):
             if expected_revision is None:
-                self._db.put_item(
-                    TableName=self._table, Item=to_item(item), ConditionExpression="attribute_not_exists(PK)"
-                )
+                self._db.put_item(TableName=self._table, Item=to_item(item), **only_if(NEW_ITEM))
                 return
-            changed = {name: item[name] for name in _REPLACED}
-            self._db.update_item(
-                TableName=self._table,
-                Key=key(item[keys.PK], item[keys.SK]),
-                UpdateExpression="SET " + ", ".join(f"#{name} = :{name}" for name in changed),
-                ConditionExpression="#revision = :expected",
-                ExpressionAttributeNames={f"#{name}": name for name in changed},
-                ExpressionAttributeValues=to_item(
-                    {**{f":{name}": value for name, value in changed.items()}, ":expected": expected_revision}
-                ),
-            )
+            replaced = Update().only_if(revision_is(expected_revision))
+            for name in _REPLACED:
+                replaced.set(name, item[name])
+            self._db.update_item(TableName=self._table, Key=key(item[keys.PK], item[keys.SK]), **replaced.params())
 
     def add_comment(self, account_id: str, doc_id: str, comment: Comment, now_epoch: int, most: int) -> None:
         """The comment and the doc's count together, only on a live doc with room for it."""
@@ -104,19 +98,17 @@ class PanoStore:
                             "Update": {
                                 "TableName": self._table,
                                 "Key": key(pk, keys.pano_sk(doc_id)),
-                                "UpdateExpression": "ADD commentCount :one",
-                                "ConditionExpression": (
-                                    f"attribute_exists(PK) AND {keys.TTL_ATTRIBUTE} > :now "
-                                    "AND (attribute_not_exists(commentCount) OR commentCount < :most)"
-                                ),
-                                "ExpressionAttributeValues": to_item({":one": 1, ":now": now_epoch, ":most": most}),
+                                **Update()
+                                .add("commentCount", 1)
+                                .only_if(_live(now_epoch) & _room_for_comment(most))
+                                .params(),
                             }
                         },
                         {
                             "Put": {
                                 "TableName": self._table,
                                 "Item": to_item(item),
-                                "ConditionExpression": "attribute_not_exists(PK)",
+                                **only_if(NEW_ITEM),
                             }
                         },
                     ]
@@ -138,8 +130,7 @@ class PanoStore:
         pk = keys.account_pk(account_id)
         request: dict[str, Any] = {"TableName": self._table, "Key": key(pk, keys.pano_sk(doc_id))}
         if revision is not None:
-            request["ConditionExpression"] = "revision = :rev"
-            request["ExpressionAttributeValues"] = to_item({":rev": revision})
+            request |= only_if(revision_is(revision))
         with translating_errors(f"doc {doc_id} was changed meanwhile"):
             self._db.delete_item(**request)
         doomed = query_all(
@@ -154,6 +145,16 @@ class PanoStore:
         batch_delete(
             self._db, self._table, [key(d[keys.PK], d[keys.SK]) for d in doomed], f"doc {doc_id} is gone; retry"
         )
+
+
+def _live(now_epoch: int) -> ConditionBase:
+    """The doc is there and not expired (TTL deletes an expired doc only some time later)."""
+    return EXISTS & Attr(keys.TTL_ATTRIBUTE).gt(now_epoch)
+
+
+def _room_for_comment(most: int) -> ConditionBase:
+    """Fewer than `most` comments so far: the comments' own atomic counter decides, not a read."""
+    return Attr("commentCount").not_exists() | Attr("commentCount").lt(most)
 
 
 def _doc_item(account_id: str, doc: Doc) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from agent_workspace.store.dynamo import (
     to_item,
     translating_errors,
 )
+from agent_workspace.store.expressions import NEW_ITEM, only_if, status_is
 from agent_workspace.store.tasks import message_item, touch_task
 
 
@@ -80,7 +81,7 @@ class SiteToolStore:
                 "Put": {
                     "TableName": self._table,
                     "Item": to_item(_call_item(call)),
-                    "ConditionExpression": "attribute_not_exists(PK)",
+                    **only_if(NEW_ITEM),
                 }
             }
         ]
@@ -91,7 +92,7 @@ class SiteToolStore:
                     "Put": {
                         "TableName": self._table,
                         "Item": to_item(message_item(call.workspace_id, call.task_id, conversation_line)),
-                        "ConditionExpression": "attribute_not_exists(PK)",
+                        **only_if(NEW_ITEM),
                     }
                 },
             ]
@@ -108,9 +109,7 @@ class SiteToolStore:
             "Put": {
                 "TableName": self._table,
                 "Item": to_item(_call_item(to)),
-                "ConditionExpression": "#status = :was",
-                "ExpressionAttributeNames": {"#status": "status"},
-                "ExpressionAttributeValues": to_item({":was": call.status}),
+                **only_if(status_is(call.status)),
             }
         }
         try:

@@ -11,6 +11,8 @@ BatchGetItem of the reference and the item wanted; see docs/data-model.md.
 from dataclasses import dataclass
 from typing import Any
 
+from boto3.dynamodb.conditions import Attr, ConditionBase
+
 from agent_workspace.domain.skills import MAX_FILES, SKILL_MD, Skill, SkillFile, SkillRef
 from agent_workspace.store import keys
 from agent_workspace.store.dynamo import (
@@ -23,8 +25,7 @@ from agent_workspace.store.dynamo import (
     to_item,
     translating_errors,
 )
-
-_NEW_ITEM = "attribute_not_exists(PK)"
+from agent_workspace.store.expressions import NEW_ITEM, Update, only_if, revision_is
 
 
 @dataclass(frozen=True)
@@ -93,12 +94,12 @@ class SkillStore:
         """The skill's record (with its SKILL.md) and its owner's reference, in one transaction."""
         self._transact(
             [
-                {"Put": {"TableName": self._table, "Item": to_item(_ref_item(ref)), "ConditionExpression": _NEW_ITEM}},
+                {"Put": {"TableName": self._table, "Item": to_item(_ref_item(ref)), **only_if(NEW_ITEM)}},
                 {
                     "Put": {
                         "TableName": self._table,
                         "Item": to_item(_skill_item(skill)),
-                        "ConditionExpression": _NEW_ITEM,
+                        **only_if(NEW_ITEM),
                     }
                 },
             ]
@@ -110,24 +111,15 @@ class SkillStore:
         Conditional on the revision read, which every SKILL.md save and share change bumps, so the
         references updated are exactly the ones that exist, and no save undoes another's halfway.
         """
+        saved = (
+            _revised(seen)
+            .set("content", content)
+            .set("description", description)
+            .set("updatedAt", now)
+            .only_if(_owned_by(workspace_id))
+        )
         update = {
-            "Update": {
-                "TableName": self._table,
-                "Key": key(keys.skill_pk(seen.id), keys.SKILL_SK),
-                "UpdateExpression": "SET content = :content, description = :description, updatedAt = :now, "
-                "revision = :next",
-                "ConditionExpression": "revision = :seen AND ownerWorkspaceId = :wid AND contains(usedBy, :wid)",
-                "ExpressionAttributeValues": to_item(
-                    {
-                        ":content": content,
-                        ":description": description,
-                        ":now": now,
-                        ":next": seen.revision + 1,
-                        ":seen": seen.revision,
-                        ":wid": workspace_id,
-                    }
-                ),
-            }
+            "Update": {"TableName": self._table, "Key": key(keys.skill_pk(seen.id), keys.SKILL_SK), **saved.params()}
         }
         if description == seen.description:
             with translating_errors():
@@ -148,24 +140,14 @@ class SkillStore:
             "content": content,
             "updatedAt": now,
         }
+        listed = Update().add("files", {path}).set("updatedAt", now).only_if(_owned_by(workspace_id) & _room_for(path))
         self._transact(
             [
                 {
                     "Update": {
                         "TableName": self._table,
                         "Key": key(keys.skill_pk(seen.id), keys.SKILL_SK),
-                        "UpdateExpression": "ADD files :paths SET updatedAt = :now",
-                        "ConditionExpression": "ownerWorkspaceId = :wid AND contains(usedBy, :wid) AND "
-                        "(attribute_not_exists(files) OR size(files) < :others OR contains(files, :path))",
-                        "ExpressionAttributeValues": to_item(
-                            {
-                                ":paths": {path},
-                                ":path": path,
-                                ":now": now,
-                                ":wid": workspace_id,
-                                ":others": MAX_FILES - 1,
-                            }
-                        ),
+                        **listed.params(),
                     }
                 },
                 {"Put": {"TableName": self._table, "Item": to_item(file_item)}},
@@ -179,9 +161,7 @@ class SkillStore:
                     "Update": {
                         "TableName": self._table,
                         "Key": key(keys.skill_pk(seen.id), keys.SKILL_SK),
-                        "UpdateExpression": "DELETE files :paths",
-                        "ConditionExpression": "ownerWorkspaceId = :wid AND contains(usedBy, :wid)",
-                        "ExpressionAttributeValues": to_item({":paths": {path}, ":wid": workspace_id}),
+                        **Update().delete("files", {path}).only_if(_owned_by(workspace_id)).params(),
                     }
                 },
                 {"Delete": {"TableName": self._table, "Key": key(keys.skill_pk(seen.id), keys.skill_file_sk(path))}},
@@ -192,16 +172,12 @@ class SkillStore:
         """Share: the target's reference and the record's list of workspaces, in one transaction."""
         self._transact(
             [
-                {"Put": {"TableName": self._table, "Item": to_item(_ref_item(ref)), "ConditionExpression": _NEW_ITEM}},
+                {"Put": {"TableName": self._table, "Item": to_item(_ref_item(ref)), **only_if(NEW_ITEM)}},
                 {
                     "Update": {
                         "TableName": self._table,
                         "Key": key(keys.skill_pk(seen.id), keys.SKILL_SK),
-                        "UpdateExpression": "ADD usedBy :wids SET revision = :next",
-                        "ConditionExpression": "revision = :seen",
-                        "ExpressionAttributeValues": to_item(
-                            {":wids": {ref.workspace_id}, ":next": seen.revision + 1, ":seen": seen.revision}
-                        ),
+                        **_revised(seen).add("usedBy", {ref.workspace_id}).params(),
                     }
                 },
             ]
@@ -218,8 +194,7 @@ class SkillStore:
             "Delete": {
                 "TableName": self._table,
                 "Key": key(keys.workspace_pk(workspace_id), keys.skill_ref_sk(seen.name)),
-                "ConditionExpression": "skillId = :sid",
-                "ExpressionAttributeValues": to_item({":sid": seen.id}),
+                **only_if(_refers_to(seen.id)),
             }
         }
         record_key = key(keys.skill_pk(seen.id), keys.SKILL_SK)
@@ -229,8 +204,7 @@ class SkillStore:
                 "Delete": {
                     "TableName": self._table,
                     "Key": record_key,
-                    "ConditionExpression": "revision = :seen",
-                    "ExpressionAttributeValues": to_item({":seen": seen.revision}),
+                    **only_if(revision_is(seen.revision)),
                 }
             }
         else:
@@ -238,11 +212,7 @@ class SkillStore:
                 "Update": {
                     "TableName": self._table,
                     "Key": record_key,
-                    "UpdateExpression": "DELETE usedBy :wids SET revision = :next",
-                    "ConditionExpression": "revision = :seen",
-                    "ExpressionAttributeValues": to_item(
-                        {":wids": {workspace_id}, ":next": seen.revision + 1, ":seen": seen.revision}
-                    ),
+                    **_revised(seen).delete("usedBy", {workspace_id}).params(),
                 }
             }
         self._transact([ref_delete, record_change])
@@ -257,9 +227,7 @@ class SkillStore:
             "Update": {
                 "TableName": self._table,
                 "Key": key(keys.workspace_pk(workspace_id), keys.skill_ref_sk(seen.name)),
-                "UpdateExpression": "SET description = :description",
-                "ConditionExpression": "skillId = :sid",
-                "ExpressionAttributeValues": to_item({":description": description, ":sid": seen.id}),
+                **Update().set("description", description).only_if(_refers_to(seen.id)).params(),
             }
         }
 
@@ -282,6 +250,28 @@ class SkillStore:
     def _transact(self, items: list[dict[str, Any]]) -> None:
         with translating_errors():
             self._db.transact_write_items(TransactItems=items)
+
+
+def _revised(seen: Skill) -> Update:
+    """The record's next revision, conditional on the one read: every SKILL.md save and share change bumps it."""
+    return Update().set("revision", seen.revision + 1).only_if(revision_is(seen.revision))
+
+
+# The conditions only skills use, named once.
+def _owned_by(workspace_id: str) -> ConditionBase:
+    """The skill is this workspace's own, and still used by it: only its owner changes its files."""
+    return Attr("ownerWorkspaceId").eq(workspace_id) & Attr("usedBy").contains(workspace_id)
+
+
+def _room_for(path: str) -> ConditionBase:
+    """One more file fits in MAX_FILES (the SKILL.md counts, and is not in `files`), or `path` is replaced."""
+    files = Attr("files")
+    return files.not_exists() | files.size().lt(MAX_FILES - 1) | files.contains(path)
+
+
+def _refers_to(skill_id: str) -> ConditionBase:
+    """A workspace's reference still names this skill, not one re-created under the same name since."""
+    return Attr("skillId").eq(skill_id)
 
 
 def _item_key(skill_id: str, path: str | None) -> dict[str, Any]:

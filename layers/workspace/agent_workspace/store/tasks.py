@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from boto3.dynamodb.conditions import Attr, ConditionBase
 from pydantic import TypeAdapter
 
 from agent_workspace.backoff import back_off
@@ -27,8 +28,8 @@ from agent_workspace.store.dynamo import (
     to_item,
     translating_errors,
 )
+from agent_workspace.store.expressions import EXISTS, NEW_ITEM, Update, only_if, status_is
 
-_NEW_ITEM = "attribute_not_exists(PK)"
 _CONTENTION_ROUNDS = 6  # bounded retries when another writer touched the same items meanwhile
 _QUEUE_PAGE = 10  # the first read of the queue; deeper pages when other agents took these
 _QUEUE_PAGE_MAX = 100
@@ -49,7 +50,7 @@ class TaskStore:
         """
         item = _task_item(task)
         items: list[dict[str, Any]] = [
-            {"Put": {"TableName": self._table, "Item": to_item(item), "ConditionExpression": _NEW_ITEM}},
+            {"Put": {"TableName": self._table, "Item": to_item(item), **only_if(NEW_ITEM)}},
             *(self._attachment_put(task.workspace_id, task.id, ref) for ref in task.attachments),
             self._count_update(account_id, task.workspace_id, {task.status: 1}),
             *also,
@@ -64,7 +65,7 @@ class TaskStore:
                 "Put": {
                     "TableName": self._table,
                     "Item": to_item(message_item(workspace_id, task_id, message)),
-                    "ConditionExpression": _NEW_ITEM,
+                    **only_if(NEW_ITEM),
                 }
             },
             *(self._attachment_put(workspace_id, task_id, ref) for ref in message.attachments),
@@ -112,40 +113,22 @@ class TaskStore:
             # instance's clock may run a little ahead of ours; the history stays in order either way.
             at = max(now, current.history[-1]["at"]) if current.history else now
             entry = {"status": status, "at": at, **by}
-            names = {"#status": "status"}
-            values: dict[str, Any] = {
-                ":new": status,
-                ":old": current.status,
-                ":now": at,
-                ":entry": [entry],
-                ":gsi2sk": keys.listing_sk(status, current.created_at, task_id),
-            }
-            sets = ["#status = :new", "updatedAt = :now", "history = list_append(history, :entry)", "GSI2SK = :gsi2sk"]
-            removes = []
-            condition = "#status = :old"
+            update = _status_change(Update(), current, status, entry)
             publication_id = None
             if publication and status == "completed" and current.event_id and not current.event_publication_id:
                 publication_id, publication_put = publication(current)
-                sets.append("eventPublicationId = :pid")
-                values[":pid"] = publication_id
-                condition += " AND attribute_not_exists(eventPublicationId)"
+                update.set("eventPublicationId", publication_id).only_if(_NOT_YET_PUBLISHED)
             if replace(current, status=status).queued:
-                sets += ["GSI1PK = :qpk", "GSI1SK = :qsk"]
-                values[":qpk"] = keys.queue_pk(workspace_id)
-                values[":qsk"] = keys.queue_sk(current.created_at, task_id)
-                removes.append("claim")
+                update.set(keys.GSI1_PK, keys.queue_pk(workspace_id))
+                update.set(keys.GSI1_SK, keys.queue_sk(current.created_at, task_id)).remove("claim")
             else:
-                removes += ["GSI1PK", "GSI1SK"]
-            expression = "SET " + ", ".join(sets) + (" REMOVE " + ", ".join(removes) if removes else "")
+                update.remove(keys.GSI1_PK).remove(keys.GSI1_SK)
             items: list[dict[str, Any]] = [
                 {
                     "Update": {
                         "TableName": self._table,
                         "Key": key(keys.workspace_pk(workspace_id), keys.task_sk(task_id)),
-                        "UpdateExpression": expression,
-                        "ConditionExpression": condition,
-                        "ExpressionAttributeNames": names,
-                        "ExpressionAttributeValues": to_item(values),
+                        **update.params(),
                     }
                 }
             ]
@@ -174,27 +157,21 @@ class TaskStore:
         next dequeue (by any agent) gets it. None if the claim is no longer the one read (lost a race)."""
         assert current.claim is not None
         at = max(now, current.updated_at)
+        release = (
+            Update()
+            .set(keys.GSI1_PK, keys.queue_pk(workspace_id))
+            .set(keys.GSI1_SK, keys.queue_sk(current.created_at, current.id))
+            .set("updatedAt", at)
+            .remove("claim")
+            # Still unstarted and held by the claim read just before, not one taken over since.
+            .only_if(status_is("notstarted") & _held_by(current.claim["tokenId"], current.claim["claimedAt"]))
+        )
         try:
             with translating_errors():
                 self._db.update_item(
                     TableName=self._table,
                     Key=key(keys.workspace_pk(workspace_id), keys.task_sk(current.id)),
-                    UpdateExpression="SET GSI1PK = :qpk, GSI1SK = :qsk, updatedAt = :now REMOVE claim",
-                    # Still unstarted and held by the claim read just before, not one taken over since.
-                    ConditionExpression=(
-                        "#status = :notstarted AND claim.tokenId = :token AND claim.claimedAt = :claimedAt"
-                    ),
-                    ExpressionAttributeNames={"#status": "status"},
-                    ExpressionAttributeValues=to_item(
-                        {
-                            ":qpk": keys.queue_pk(workspace_id),
-                            ":qsk": keys.queue_sk(current.created_at, current.id),
-                            ":now": at,
-                            ":notstarted": "notstarted",
-                            ":token": current.claim["tokenId"],
-                            ":claimedAt": current.claim["claimedAt"],
-                        }
-                    ),
+                    **release.params(),
                 )
         except Conflict:
             return None
@@ -239,30 +216,22 @@ class TaskStore:
     def _try_claim(
         self, workspace_id: str, seen: dict[str, Any], token_id: str, now: str, lease_until: str
     ) -> Task | None:
+        lease = keys.queue_sk(lease_until, seen["id"])
+        claim = (
+            Update()
+            .set("claim", {"tokenId": token_id, "claimedAt": now, "leaseExpiresAt": lease_until})
+            .set(keys.GSI1_SK, lease)
+            # Still queued exactly where the page saw it: nobody claimed or moved it meanwhile.
+            # Or already claimed by this very request: a claim DynamoDB applied but answered
+            # with a 5xx is resent by botocore, and must not read as lost.
+            .only_if(_queued_at(seen[keys.GSI1_SK]) | (_queued_at(lease) & _held_by(token_id, now)))
+        )
         try:
             with translating_errors():
                 response = self._db.update_item(
                     TableName=self._table,
                     Key=key(keys.workspace_pk(workspace_id), seen["SK"]),
-                    UpdateExpression="SET claim = :claim, GSI1SK = :lease",
-                    # Still queued exactly where the page saw it: nobody claimed or moved it meanwhile.
-                    # Or already claimed by this very request: a claim DynamoDB applied but answered
-                    # with a 5xx is resent by botocore, and must not read as lost.
-                    ConditionExpression=(
-                        "(GSI1SK = :seen AND #status = :notstarted) OR (#status = :notstarted AND GSI1SK = :lease "
-                        "AND claim.tokenId = :token AND claim.claimedAt = :now)"
-                    ),
-                    ExpressionAttributeNames={"#status": "status"},
-                    ExpressionAttributeValues=to_item(
-                        {
-                            ":claim": {"tokenId": token_id, "claimedAt": now, "leaseExpiresAt": lease_until},
-                            ":lease": keys.queue_sk(lease_until, seen["id"]),
-                            ":seen": seen["GSI1SK"],
-                            ":notstarted": "notstarted",
-                            ":token": token_id,
-                            ":now": now,
-                        }
-                    ),
+                    **claim.params(),
                     ReturnValues="ALL_NEW",
                 )
         except Conflict:
@@ -285,52 +254,30 @@ class TaskStore:
             "runId": run.id,
             "fireAt": run.fire_at,
         }
-        names: dict[str, str] = {}
-        values: dict[str, Any] = {":fire": run.fire_at, ":one": 1}
-        sets = ["lastFireAt = :fire"]
-        removes = []
-        deltas = {run.status: 1}
+        moved_on = Update().set("lastFireAt", run.fire_at).add("runCount", 1).only_if(_due_at(run.fire_at))
         if next_fire_at is not None:
-            sets.append("nextFireAt = :next")
-            values[":next"] = next_fire_at
+            moved_on.set("nextFireAt", next_fire_at)
         else:
-            removes.append("nextFireAt")
+            moved_on.remove("nextFireAt")
+        deltas = {run.status: 1}
         if finished is not None and template.status != "completed":
-            sets += ["#status = :done", "updatedAt = :at", "GSI2SK = :gsi2sk"]
-            sets.append("history = list_append(history, :entry)")
-            values.update(
-                {
-                    ":done": "completed",
-                    ":at": finished["at"],
-                    ":old": template.status,
-                    ":entry": [finished],
-                    ":gsi2sk": keys.listing_sk("completed", template.created_at, template.id),
-                }
-            )
-            names["#status"] = "status"
+            _status_change(moved_on, template, "completed", finished)
             deltas[template.status] = deltas.get(template.status, 0) - 1
             deltas["completed"] = deltas.get("completed", 0) + 1
-        condition = "nextFireAt = :fire" + (" AND #status = :old" if ":old" in values else "")
-        expression = (
-            "SET " + ", ".join(sets) + " ADD runCount :one" + (" REMOVE " + ", ".join(removes) if removes else "")
-        )
         items: list[dict[str, Any]] = [
             {
                 "Put": {
                     "TableName": self._table,
                     "Item": to_item(_task_item(run)),
-                    "ConditionExpression": _NEW_ITEM,
+                    **only_if(NEW_ITEM),
                 }
             },
-            {"Put": {"TableName": self._table, "Item": to_item(link), "ConditionExpression": _NEW_ITEM}},
+            {"Put": {"TableName": self._table, "Item": to_item(link), **only_if(NEW_ITEM)}},
             {
                 "Update": {
                     "TableName": self._table,
                     "Key": key(keys.workspace_pk(template.workspace_id), keys.task_sk(template.id)),
-                    "UpdateExpression": expression,
-                    "ConditionExpression": condition,
-                    **({"ExpressionAttributeNames": names} if names else {}),
-                    "ExpressionAttributeValues": to_item(values),
+                    **moved_on.params(),
                 }
             },
             *(self._attachment_put(run.workspace_id, run.id, ref) for ref in run.attachments),
@@ -348,9 +295,7 @@ class TaskStore:
             "Delete": {
                 "TableName": self._table,
                 "Key": key(keys.workspace_pk(workspace_id), keys.task_sk(template_id)),
-                "ConditionExpression": "#status = :status",
-                "ExpressionAttributeNames": {"#status": "status"},
-                "ExpressionAttributeValues": to_item({":status": template.status}),
+                **only_if(status_is(template.status)),
             }
         }
         self._transact(
@@ -521,20 +466,17 @@ class TaskStore:
             "key": ref.key,
             "createdAt": ref.created_at,
         }
-        return {"Put": {"TableName": self._table, "Item": to_item(item), "ConditionExpression": _NEW_ITEM}}
+        return {"Put": {"TableName": self._table, "Item": to_item(item), **only_if(NEW_ITEM)}}
 
     def _count_update(self, account_id: str, workspace_id: str, deltas: dict[str, int]) -> dict[str, Any]:
-        names = {f"#s{i}": status for i, status in enumerate(deltas)}
-        values = {f":d{i}": delta for i, delta in enumerate(deltas.values())}
-        adds = ", ".join(f"taskCounts.#s{i} :d{i}" for i in range(len(deltas)))
+        counts = Update().only_if(EXISTS)
+        for status, delta in deltas.items():
+            counts.add(f"taskCounts.{status}", delta)
         return {
             "Update": {
                 "TableName": self._table,
                 "Key": key(keys.account_pk(account_id), keys.workspace_sk(workspace_id)),
-                "UpdateExpression": f"ADD {adds}",
-                "ConditionExpression": "attribute_exists(PK)",
-                "ExpressionAttributeNames": names,
-                "ExpressionAttributeValues": to_item(values),
+                **counts.params(),
             }
         }
 
@@ -549,11 +491,42 @@ def touch_task(table: str, workspace_id: str, task_id: str, now: str) -> dict[st
         "Update": {
             "TableName": table,
             "Key": key(keys.workspace_pk(workspace_id), keys.task_sk(task_id)),
-            "UpdateExpression": "SET updatedAt = :now",
-            "ConditionExpression": "attribute_exists(PK)",
-            "ExpressionAttributeValues": to_item({":now": now}),
+            **Update().set("updatedAt", now).only_if(EXISTS).params(),
         }
     }
+
+
+def _status_change(update: Update, task: Task, status: str, entry: dict[str, Any]) -> Update:
+    """`update` moving the task as read to `status`: its history, its listing (GSI2) and `updatedAt` move too.
+
+    Conditional on the status read, so of two concurrent changes to the same old status only one applies.
+    """
+    return (
+        update.set("status", status)
+        .set("updatedAt", entry["at"])
+        .set_expr("history", "list_append(#history, :entry)", entry=[entry])
+        .set(keys.GSI2_SK, keys.listing_sk(status, task.created_at, task.id))
+        .only_if(status_is(task.status))
+    )
+
+
+# The conditions only tasks use, named once.
+_NOT_YET_PUBLISHED = Attr("eventPublicationId").not_exists()  # a completion's event is published once
+
+
+def _queued_at(position: str) -> ConditionBase:
+    """Unstarted and at this place in the queue (GSI1): not claimed or moved since it was read there."""
+    return status_is("notstarted") & Attr(keys.GSI1_SK).eq(position)
+
+
+def _held_by(token_id: str, claimed_at: str) -> ConditionBase:
+    """Claimed by this token at this time: the claim read, not one taken over since."""
+    return Attr("claim.tokenId").eq(token_id) & Attr("claim.claimedAt").eq(claimed_at)
+
+
+def _due_at(fire_at: str) -> ConditionBase:
+    """A cron template still waiting for this fire time: no other invocation fired it yet."""
+    return Attr("nextFireAt").eq(fire_at)
 
 
 def _list_key(task: Task) -> dict[str, Any]:
