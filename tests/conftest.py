@@ -3,6 +3,7 @@
 import io
 import logging
 import os
+from pathlib import Path
 
 os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "1")
 os.environ.setdefault("POWERTOOLS_SERVICE_NAME", "agent-workspace")
@@ -16,7 +17,7 @@ from agent_workspace.local.stack import MotoServer, Seed, local_runtime, seed  #
 from agent_workspace.observability import logger  # noqa: E402
 from agent_workspace.runtime import Runtime  # noqa: E402
 from agent_workspace.store.clients import AwsClients  # noqa: E402
-from tests.support import LiveServer  # noqa: E402
+from tests.support import Clock, LiveServer  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -43,6 +44,14 @@ def seeded(runtime: Runtime) -> Seed:
 
 
 @pytest.fixture
+def clock(runtime: Runtime) -> Clock:
+    """The runtime's clock in the test's hands: real time until the test sets it or moves it on."""
+    clock = Clock()
+    runtime.clock = clock
+    return clock
+
+
+@pytest.fixture
 def live(runtime: Runtime) -> LiveServer:
     """The app under uvicorn on a free loopback port."""
     with LiveServer(runtime) as server:
@@ -59,3 +68,15 @@ def logged():
     std_logger.addHandler(handler)
     yield stream
     std_logger.removeHandler(handler)
+
+
+_SUITE_MARKS = {"e2e": "browser", "conformance": "node", "load": "load", "artifact": "artifact"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark each test of a slow suite by its folder, so `-m "not browser and not node"` leaves it out."""
+    tests = Path(__file__).parent
+    for item in items:
+        suite = item.path.relative_to(tests).parts[0]
+        if suite in _SUITE_MARKS:
+            item.add_marker(_SUITE_MARKS[suite])

@@ -1,5 +1,6 @@
-"""Test helpers: the app under a real uvicorn, an MCP client with a bearer token, tool-call shortcuts, and the
-deployed Lambda entry points loaded the way the Lambda runtime loads them."""
+"""Test helpers: the app under a real uvicorn, an MCP client with a bearer token, tool-call shortcuts, a clock the
+test moves, a workspace with one thing of every kind, and the deployed Lambda entry points loaded the way the Lambda
+runtime loads them."""
 
 import base64
 import importlib.util
@@ -11,13 +12,16 @@ import socket
 import threading
 import time
 import uuid
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+import anyio.from_thread
 import httpx
 import httpx2
 import pytest
@@ -27,10 +31,13 @@ from mcp.client.streamable_http import streamable_http_client
 
 from agent_workspace.api.app import create_app
 from agent_workspace.config import get_settings
+from agent_workspace.domain.models import Actor
 from agent_workspace.domain.tokens import hash_token
+from agent_workspace.local.stack import Seed, local_runtime, seed
 from agent_workspace.mcp_server.dispatch import ToolOutcome, dispatch
 from agent_workspace.mcp_server.registry import Call
 from agent_workspace.runtime import Runtime
+from agent_workspace.services import elicitations, events
 from agent_workspace.tools import REGISTRY
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -137,6 +144,230 @@ class Agent:
         text, is_error = await self.act("task", "get", **payload)
         assert not is_error, text
         return json.loads(text)
+
+
+@asynccontextmanager
+async def connected(url: str, token: str, kind: type[Agent] = Agent, timeout: float = 30) -> AsyncIterator[Any]:
+    """An agent connected over MCP with `token`: an `Agent`, or the subclass `kind` a module bound to its tool."""
+    async with mcp_client(url, token, timeout=timeout) as client:
+        yield kind(client)
+
+
+# -- time ------------------------------------------------------------------------------------------------
+
+
+class Clock:
+    """The runtime's clock in the test's hands, in place of waiting: `Clock(start)` stands still at `start`,
+    `Clock()` goes with real time; either moves by what the test says (`advance`, `set`).
+
+    `monotonic` and `sleep` move with it (by `advance` alone), for a wait loop that reads both: patched in for the
+    loop's own, an hour of waiting passes in the moment the loop's store reads take."""
+
+    def __init__(self, start: datetime | None = None) -> None:
+        self._start = start
+        self._offset = timedelta(0)
+        self._origin = time.monotonic()
+        self._advanced = 0.0
+
+    def __call__(self) -> datetime:
+        return (datetime.now(UTC) if self._start is None else self._start) + self._offset
+
+    @property
+    def now(self) -> datetime:
+        return self()
+
+    def set(self, moment: datetime) -> None:
+        """Stand still at `moment` from now on."""
+        self._start, self._offset = moment, timedelta(0)
+
+    def advance(self, **delta: float) -> None:
+        """Move by `timedelta(**delta)`, e.g. `advance(seconds=46)` or `advance(days=2, seconds=-1)`."""
+        moved = timedelta(**delta)
+        self._offset += moved
+        self._advanced += moved.total_seconds()
+
+    def monotonic(self) -> float:
+        return (time.monotonic() if self._start is None else self._origin) + self._advanced
+
+    async def sleep(self, seconds: float) -> None:
+        self.advance(seconds=seconds)
+
+
+# -- a workspace with one thing of every kind -------------------------------------------------------------
+
+# Placeholders for the ids `furnish` makes, swapped in by `resolved` (also inside longer strings): a payload written
+# with them, or printed by hypothesis, replays in any workspace.
+TASK, DOC, EVENT, QUESTION, WORKSPACE = "⟪task⟫", "⟪doc⟫", "⟪event⟫", "⟪question⟫", "⟪workspace⟫"
+TASK_PREFIX = "⟪task[:5]⟫"  # the first 5 characters of the task's id
+TASK_SWAPPED = "⟪TASK⟫"  # the task's id with its letters' case swapped: right format, names nothing
+
+
+def file_in(ident: str = "log", filename: str = "deploy.log", mime: str = "text/plain", data: bytes = b"ok") -> dict:
+    """A file as `attachments` or `files` of a tool call carry it."""
+    return {"id": ident, "filename": filename, "mimeType": mime, "data": b64(data)}
+
+
+async def furnish(runtime: Runtime, seeded: Seed, question_seconds: int = 1) -> dict[str, str]:
+    """One thing of every kind in the seeded workspace, and their ids by placeholder: a task for the human (no
+    dequeue takes it) with the attachment `log` (deploy.log), the doc Plan linking it, the memory deploys.md, the
+    skill release-notes with templates/entry.md, the event deploy_done, and a form question on the task that
+    expires after `question_seconds` (after the default second, resuming it never waits)."""
+
+    async def made(tool: str, action: str, /, **payload: Any) -> str:
+        outcome = await call(runtime, seeded.agent_token, tool, {"action": action, "payload": payload})
+        assert not outcome.is_error, outcome.text
+        return outcome.text
+
+    log = file_in()
+    created = await made("task", "create", title="Ship it", body="Release v1.", assignee="human", attachments=[log])
+    match = CREATED.match(created)
+    assert match, created
+    task_id = match.group(1)
+    doc = json.loads(await made("pano", "save", title="Plan", markdown="# Plan\n\n[log](deploy.log)", files=[log]))
+    await made("memory", "save", name="deploys.md", content="# Deploys\n")
+    await made("skills", "save", uri="skill://release-notes/SKILL.md", content="---\ndescription: Notes.\n---\n# N\n")
+    await made("skills", "save", uri="skill://release-notes/templates/entry.md", content="- entry\n")
+    event = events.define_event(runtime, seeded.account_id, "deploy_done", "A deploy finished.")
+    principal = runtime.accounts.resolve_token(hash_token(seeded.agent_token))
+    assert principal is not None
+    schema = {"type": "object", "properties": {"branch": {"type": "string"}}, "required": ["branch"]}
+    question = elicitations.ask(
+        runtime, Actor.of(principal), task_id, "Which branch?", "form", schema, None, question_seconds
+    )
+    return {
+        TASK: task_id,
+        TASK_PREFIX: task_id[:5],
+        TASK_SWAPPED: task_id.swapcase(),
+        DOC: doc["id"],
+        EVENT: event.id,
+        QUESTION: question.id,
+        WORKSPACE: seeded.workspace_id,
+    }
+
+
+def resolved(value: Any, ids: dict[str, str]) -> Any:
+    """`value` with the placeholders replaced by `ids` in every string and key; iterative, for 400-level nesting."""
+
+    def swap(text: str) -> str:
+        for placeholder, real in ids.items():
+            text = text.replace(placeholder, real)
+        return text
+
+    def fresh(item: Any) -> Any:
+        if isinstance(item, str):
+            return swap(item)
+        if isinstance(item, dict):
+            return {}
+        if isinstance(item, list):
+            return []
+        return item
+
+    root = fresh(value)
+    stack = [(value, root)]
+    while stack:
+        source, target = stack.pop()
+        if isinstance(source, dict):
+            for key, item in source.items():
+                target[swap(key) if isinstance(key, str) else key] = copied = fresh(item)
+                stack.append((item, copied))
+        elif isinstance(source, list):
+            for item in source:
+                target.append(copied := fresh(item))
+                stack.append((item, copied))
+    return root
+
+
+@dataclass(frozen=True)
+class World:
+    """A furnished workspace on a runtime of its own, for tests that call tools from synchronous code (hypothesis'
+    `@given`): each call runs on the portal's event loop as the agent, with the placeholders swapped for the ids."""
+
+    runtime: Runtime
+    seeded: Seed
+    portal: anyio.from_thread.BlockingPortal
+    ids: dict[str, str]
+
+    @property
+    def token(self) -> str:
+        return self.seeded.agent_token
+
+    def call(self, tool: str, arguments: dict[str, Any] | None) -> ToolOutcome:
+        return self.portal.call(call, self.runtime, self.token, tool, resolved(arguments, self.ids))
+
+
+@contextmanager
+def furnished_world(moto_endpoint: str, clients: Any, question_seconds: int = 1, **settings: Any) -> Iterator[World]:
+    """A `World` on fresh resources at `moto_endpoint`, its runtime's settings changed by `settings`."""
+    runtime = local_runtime(moto_endpoint, clients=clients, **settings)
+    seeded = seed(runtime)
+    with anyio.from_thread.start_blocking_portal() as portal:
+        yield World(runtime, seeded, portal, portal.call(furnish, runtime, seeded, question_seconds))
+
+
+# -- the human REST API ----------------------------------------------------------------------------------
+
+PROBLEM = "application/problem+json"
+
+
+def bearer(token: str) -> dict[str, str]:
+    """The header a request made with `token` carries."""
+    return {"authorization": f"Bearer {token}"}
+
+
+def assert_problem(response: httpx.Response, status: int, *words: str) -> dict:
+    """`response` is the API's problem (RFC 9457) of `status`, its detail naming every one of `words`; returned."""
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"] == PROBLEM
+    problem = response.json()
+    assert set(problem) == {"type", "title", "status", "detail"}
+    assert (problem["type"], problem["status"]) == ("about:blank", status) and problem["title"], problem
+    for word in words:
+        assert word in problem["detail"], problem["detail"]
+    return problem
+
+
+class TasksApi:
+    """The tasks routes of one workspace, as one token's holder."""
+
+    def __init__(self, live: LiveServer, workspace_id: str, token: str) -> None:
+        self.base = f"{live.url}/api/workspaces/{workspace_id}/tasks"
+        self.headers = bearer(token)
+
+    def listing(self, **params) -> httpx.Response:
+        return httpx.get(self.base, params=params, headers=self.headers)
+
+    def create(self, **body) -> httpx.Response:
+        return httpx.post(self.base, json=body, headers=self.headers)
+
+    def get(self, task_id: str, **params) -> httpx.Response:
+        return httpx.get(f"{self.base}/{task_id}", params=params, headers=self.headers)
+
+    def post_message(self, task_id: str, **body) -> httpx.Response:
+        return httpx.post(f"{self.base}/{task_id}/messages", json=body, headers=self.headers)
+
+    def patch(self, task_id: str, **body) -> httpx.Response:
+        return httpx.patch(f"{self.base}/{task_id}", json=body, headers=self.headers)
+
+    def delete(self, task_id: str) -> httpx.Response:
+        return httpx.delete(f"{self.base}/{task_id}", headers=self.headers)
+
+    def attachment(self, task_id: str, attachment_id: str, **params) -> httpx.Response:
+        return httpx.get(f"{self.base}/{task_id}/attachments/{attachment_id}", params=params, headers=self.headers)
+
+    def runs(self, task_id: str, **params) -> httpx.Response:
+        return httpx.get(f"{self.base}/{task_id}/runs", params=params, headers=self.headers)
+
+    # -- the happy paths, asserted --
+
+    def new_task(self, title: str = "Update the changelog", **body) -> dict:
+        response = self.create(title=title, body=body.pop("body", "Add the 0.2 entries."), **body)
+        assert response.status_code == 201, response.text
+        return response.json()
+
+    def ids(self, **params) -> list[str]:
+        response = self.listing(**params)
+        assert response.status_code == 200, response.text
+        return [t["id"] for t in response.json()["tasks"]]
 
 
 # -- the events queue -------------------------------------------------------------------------------

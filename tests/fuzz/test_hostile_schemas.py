@@ -11,6 +11,9 @@ every connection but to the store and the server under test, and every name look
 `FUZZ_EXAMPLES` sets the examples per test, as in `test_tools_fuzz` (25 by default).
 """
 
+# Work is timed as this process's CPU time (`time.process_time`), which other processes on a busy machine
+# (tests run in parallel) do not inflate; unbounded work still shows, as it costs CPU here.
+
 import base64
 import decimal
 import json
@@ -39,13 +42,11 @@ from agent_workspace.domain.errors import Unavailable
 from agent_workspace.domain.ids import new_id
 from agent_workspace.domain.site_tools import Site, SiteTool
 from agent_workspace.domain.tasks import Message
-from agent_workspace.local.stack import local_runtime, seed
 from agent_workspace.mcp_server.dispatch import ToolOutcome
 from agent_workspace.runtime import Runtime
-from agent_workspace.services.tasks import Actor, NewTask, create_task
 from tests.fuzz.test_tools_fuzz import FUZZ
 from tests.outbound import LEAK_SCHEMA, SECRET, CountingServer, SilentServer
-from tests.support import LiveServer, call
+from tests.support import TASK, LiveServer, call, furnished_world
 
 WEATHER = "https://weather.example"
 SECONDS = 10  # any answer comes well within this; a fetch of the silent server would never come
@@ -133,30 +134,31 @@ class World:
 
 @pytest.fixture(scope="module")
 def world(moto_endpoint, aws_clients, tmp_path_factory) -> Iterator[World]:
-    runtime = local_runtime(moto_endpoint, clients=aws_clients)
-    runtime.settings = runtime.settings.model_copy(update={"agent_wait_seconds": 0.2})  # an accepted call parks
-    seeded = seed(runtime)
-    human = Actor("human", seeded.account_id, seeded.workspace_id, "t")
-    task = create_task(runtime, human, NewTask("Fuzz", ""))
+    """The fuzz's furnished workspace (tests/fuzz/conftest.py), with the servers and the watch around it."""
     secret_file = tmp_path_factory.mktemp("outbound") / "secret.json"
     secret_file.write_text(json.dumps(LEAK_SCHEMA))
     http, silent = CountingServer(), SilentServer()
-    with LiveServer(runtime) as live, pytest.MonkeyPatch.context() as patch:
+    with (
+        furnished_world(moto_endpoint, aws_clients, agent_wait_seconds=0.2) as base,  # an accepted call parks
+        LiveServer(base.runtime) as live,
+        pytest.MonkeyPatch.context() as patch,
+    ):
         watch = Watch({urlsplit(moto_endpoint).port or 0, live.port})
         patch.setattr(socket.socket, "connect", watch.connect(socket.socket.connect))
         patch.setattr(socket, "getaddrinfo", watch.lookup(socket.getaddrinfo))
         patch.setattr(urllib.request, "urlopen", watch.open_url)
         patch.setattr(urllib.request.OpenerDirector, "open", lambda self, url, *a, **k: watch.open_url(url))
+        seeded = base.seeded
         headers = {"authorization": f"Bearer {seeded.human_token}"}
         with httpx.Client(base_url=live.url, headers=headers, timeout=SECONDS * 3) as client:
             yield World(
-                runtime,
+                base.runtime,
                 live,
                 client,
                 seeded.agent_token,
                 seeded.account_id,
                 seeded.workspace_id,
-                task.id,
+                base.ids[TASK],
                 http,
                 silent,
                 secret_file,
@@ -379,14 +381,14 @@ def storable(value: Any) -> Iterator[None]:
 
 
 def assert_clear(prefix: str, outcome: ToolOutcome, started: float) -> None:
-    assert time.monotonic() - started < SECONDS, outcome.text[:500]
+    assert time.process_time() - started < SECONDS, outcome.text[:500]
     assert "internal error" not in outcome.text and SECRET not in outcome.text, outcome.text[:2000]
     if outcome.is_error:
         assert outcome.text.startswith(prefix), outcome.text[:2000]
 
 
 def assert_answered(response: httpx.Response, started: float, allowed: tuple[int, ...]) -> None:
-    assert time.monotonic() - started < SECONDS, response.text[:500]
+    assert time.process_time() - started < SECONDS, response.text[:500]
     assert response.status_code in allowed, response.text[:2000]
     assert SECRET not in response.text, response.text[:2000]
 
@@ -396,7 +398,7 @@ def assert_answered(response: httpx.Response, started: float, allowed: tuple[int
 def test_a_tool_reported_with_a_hostile_schema_is_stored_or_refused_422_and_nothing_is_read(world, schema):
     tool = {"name": "lookup", "description": "Look up", "inputSchema": schema, "annotations": {"readOnlyHint": True}}
     site = world.resolve({"origin": WEATHER, "tools": [tool]})
-    started = time.monotonic()
+    started = time.process_time()
     response = world.human.put("/api/bridge/sites", content=as_json({"sites": [site]}), headers=JSON)
     assert_answered(response, started, (200, 422))
     if response.status_code == 422:
@@ -413,7 +415,7 @@ def test_an_agent_s_call_to_a_tool_stored_with_a_hostile_schema_answers_a_result
     with storable(stored.tools[0].input_schema):  # unchecked, as before these checks
         world.runtime.site_tools.replace_sites(world.account_id, [stored], iso(world.runtime.clock()))
     payload = {"taskId": world.task_id, "site": WEATHER, "tool": "lookup", "arguments": arguments}
-    started = time.monotonic()
+    started = time.process_time()
     outcome = world.tool_call("siteTools", {"action": "call", "payload": payload})
     assert_clear("siteTools call: ", outcome, started)
     world.nothing_was_read()
@@ -423,7 +425,7 @@ def test_an_agent_s_call_to_a_tool_stored_with_a_hostile_schema_answers_a_result
 @given(schema=hostile_schemas)
 def test_an_agent_s_question_with_a_hostile_schema_is_asked_or_refused_naming_it(world, schema):
     payload = {"taskId": world.task_id, "message": "Which?", "requestedSchema": schema, "timeoutSeconds": 1}
-    started = time.monotonic()
+    started = time.process_time()
     outcome = world.tool_call("task", {"action": "elicit", "payload": payload})
     assert_clear("task elicit: ", outcome, started)
     if outcome.is_error:
@@ -441,7 +443,7 @@ def test_the_human_s_answer_to_a_question_stored_with_a_hostile_schema_is_taken_
     )  # fmt: skip
     with storable(question.requested_schema):  # unchecked, as before these checks
         world.runtime.elicitations.create(question, Message(new_id(), "agent", "Which?", iso(now), kind="question"))
-    started = time.monotonic()
+    started = time.process_time()
     response = world.human.post(
         f"/api/workspaces/{world.workspace_id}/elicitations/{question.id}/answer",
         content=as_json({"action": "accept", "content": world.resolve(content)}),
@@ -457,8 +459,8 @@ def test_a_search_with_a_hostile_pattern_answers_within_a_second_or_two(world, p
     tools = tuple(SiteTool(f"tool_{i}", description, {"type": "object"}) for i in range(100))
     sites = [Site(f"https://site{i}.example", f"Site {i}", tools, "") for i in range(5)]
     world.runtime.site_tools.replace_sites(world.account_id, sites, iso(world.runtime.clock()))
-    started = time.monotonic()
+    started = time.process_time()
     outcome = world.tool_call("siteTools", {"action": "search", "payload": {"pattern": pattern}})
-    assert time.monotonic() - started < 3, pattern  # one deadline of 0.5 s for the whole search
+    assert time.process_time() - started < 3, pattern  # one deadline of 0.5 s for the whole search
     assert_clear("siteTools search: ", outcome, started)
     world.nothing_was_read()

@@ -13,42 +13,17 @@ input. `FUZZ_EXAMPLES` sets the examples per test, as in test_tools_fuzz.py.
 import json
 import re
 import uuid
-from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
-import anyio.from_thread
 import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from agent_workspace.local.stack import local_runtime, seed
 from agent_workspace.mcp_server.dispatch import ToolOutcome
-from agent_workspace.runtime import Runtime
 from tests.fuzz.test_tools_fuzz import FUZZ, assert_tool_answer
-from tests.integration.test_hostile_input import BODIES, EXEMPT, VALID, changed, leaves, make_world, resolved
-from tests.support import call
+from tests.integration.test_hostile_input import BODIES, EXEMPT, VALID, changed, leaves
 
 ERROR_TEXT_MAX = 4096  # five validation problems with their fields and messages capped (domain.text) fit in this
-
-
-@dataclass(frozen=True)
-class World:
-    runtime: Runtime
-    token: str
-    portal: anyio.from_thread.BlockingPortal
-    ids: dict[str, str]
-
-    def call(self, tool: str, arguments: dict[str, Any]) -> ToolOutcome:
-        return self.portal.call(call, self.runtime, self.token, tool, resolved(arguments, self.ids))
-
-
-@pytest.fixture(scope="module")
-def world(moto_endpoint, aws_clients) -> Iterator[World]:
-    runtime = local_runtime(moto_endpoint, clients=aws_clients)
-    seeded = seed(runtime)
-    with anyio.from_thread.start_blocking_portal() as portal:
-        yield World(runtime, seeded.agent_token, portal, portal.call(make_world, runtime, seeded))
 
 
 # -- hostile characters and values -----------------------------------------------------------------------------

@@ -9,12 +9,10 @@ pages). Then bodies over the size limit are refused with 413 before they are rea
 `FUZZ_EXAMPLES` sets the fuzzing phase's examples per operation (15 by default).
 """
 
-import json
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-import anyio
 import httpx
 import pytest
 import schemathesis
@@ -23,11 +21,9 @@ from hypothesis import strategies as st
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import response_schema_conformance
 
-from agent_workspace.domain.models import Actor
-from agent_workspace.domain.tokens import hash_token
-from agent_workspace.local.stack import Seed, local_runtime, seed
-from agent_workspace.services import accounts, elicitations
-from tests.support import LiveServer, b64, call
+from agent_workspace.local.stack import Seed
+from agent_workspace.services import accounts
+from tests.support import DOC, EVENT, QUESTION, TASK, LiveServer, furnished_world
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "15"))
 WAIT_CAP = 0.2  # seconds: GET /api/bridge/calls long-polls for `wait` (up to 25 s) when no call is queued
@@ -44,51 +40,30 @@ class Api:
 def api(moto_endpoint, aws_clients) -> Iterator[Api]:
     # One token sends every request of the run, far more than the default 600 a minute: at that limit most of
     # the run would be answered 429 and test nothing behind the limiter (tests/integration/test_rate_limit.py
-    # covers the limiter itself).
-    runtime = local_runtime(moto_endpoint, clients=aws_clients, rate_limit_per_minute=1_000_000)
-    seeded = seed(runtime)
-
-    def tool(name: str, action: str, /, **payload: object) -> str:
-        outcome = anyio.run(call, runtime, seeded.agent_token, name, {"action": action, "payload": payload})
-        assert not outcome.is_error, outcome.text
-        return outcome.text
-
-    log = {"id": "log", "filename": "deploy.log", "mimeType": "text/plain", "data": b64(b"ok")}
-    created = tool("task", "create", title="Ship it", body="Release v1.", assignee="human", attachments=[log])
-    task_id = created.removeprefix("task created with id=")
-    doc = json.loads(tool("pano", "save", title="Plan", markdown="# Plan\n\n[log](deploy.log)", files=[log]))
-    tool("memory", "save", name="deploys.md", content="# Deploys\n")
-    tool("skills", "save", uri="skill://release-notes/SKILL.md", content="---\ndescription: Notes.\n---\n# N\n")
-    tool("skills", "save", uri="skill://release-notes/templates/entry.md", content="- entry\n")
-    principal = runtime.accounts.resolve_token(hash_token(seeded.agent_token))
-    assert principal is not None
-    schema = {"type": "object", "properties": {"branch": {"type": "string"}}, "required": ["branch"]}
-    question = elicitations.ask(runtime, Actor.of(principal), task_id, "Which branch?", "form", schema, None, 3600)
-    other, _ = accounts.create_workspace(runtime.accounts, seeded.account_id, "Other", "Another workspace.", None)
-
-    with LiveServer(runtime) as server:
-        human = {"authorization": f"Bearer {seeded.human_token}"}
-        event = httpx.post(f"{server.url}/api/events", json={"name": "deploy_done"}, headers=human)
-        assert event.status_code == 201, event.text
-        subscription = httpx.post(
-            f"{server.url}/api/workspaces/{seeded.workspace_id}/subscriptions",
-            json={"eventId": event.json()["id"], "title": "Deployed", "body": "Check the deploy."},
-            headers=human,
-        )
-        assert subscription.status_code == 201, subscription.text
-        ids = {
-            "workspace_id": [seeded.workspace_id],
-            "target_workspace_id": [other.id],
-            "task_id": [task_id],
-            "attachment_id": ["log"],
-            "elicitation_id": [question.id],
-            "name": ["deploys.md", "release-notes"],
-            "path": ["templates/entry.md", "SKILL.md"],
-            "doc_id": [doc["id"]],
-            "event_id": [event.json()["id"]],
-            "subscription_id": [subscription.json()["id"]],
-        }
-        yield Api(server, seeded, ids)
+    # covers the limiter itself). The question stays open for the run, so an answer to it can be accepted.
+    with furnished_world(moto_endpoint, aws_clients, question_seconds=3600, rate_limit_per_minute=1_000_000) as world:
+        runtime, seeded = world.runtime, world.seeded
+        other, _ = accounts.create_workspace(runtime.accounts, seeded.account_id, "Other", "Another workspace.", None)
+        with LiveServer(runtime) as server:
+            subscription = httpx.post(
+                f"{server.url}/api/workspaces/{seeded.workspace_id}/subscriptions",
+                json={"eventId": world.ids[EVENT], "title": "Deployed", "body": "Check the deploy."},
+                headers={"authorization": f"Bearer {seeded.human_token}"},
+            )
+            assert subscription.status_code == 201, subscription.text
+            ids = {
+                "workspace_id": [seeded.workspace_id],
+                "target_workspace_id": [other.id],
+                "task_id": [world.ids[TASK]],
+                "attachment_id": ["log"],
+                "elicitation_id": [world.ids[QUESTION]],
+                "name": ["deploys.md", "release-notes"],
+                "path": ["templates/entry.md", "SKILL.md"],
+                "doc_id": [world.ids[DOC]],
+                "event_id": [world.ids[EVENT]],
+                "subscription_id": [subscription.json()["id"]],
+            }
+            yield Api(server, seeded, ids)
 
 
 @pytest.fixture(scope="module")

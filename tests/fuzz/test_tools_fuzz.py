@@ -17,29 +17,22 @@ import operator
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from functools import cache
 from types import NoneType, UnionType
 from typing import Any, Literal, Union, get_args, get_origin
 
-import anyio.from_thread
 import httpx
 import pytest
 from hypothesis import HealthCheck, Phase, currently_in_test_context, event, example, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from agent_workspace.domain.models import Actor
 from agent_workspace.domain.text import echo
-from agent_workspace.domain.tokens import hash_token
-from agent_workspace.local.stack import local_runtime, seed
 from agent_workspace.mcp_server.dispatch import HELP_TOOL, ToolOutcome
 from agent_workspace.mcp_server.legacy import OLD_TOOL_NAMES
 from agent_workspace.mcp_server.registry import Action
-from agent_workspace.runtime import Runtime
-from agent_workspace.services import elicitations
 from agent_workspace.tools import REGISTRY
-from tests.support import LiveServer, b64, call
+from tests.support import DOC, QUESTION, TASK, TASK_PREFIX, TASK_SWAPPED, WORKSPACE, LiveServer
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "25"))
 FUZZ = settings(
@@ -51,96 +44,6 @@ FUZZ = settings(
 
 ACTIONS = [(tool, action) for tool in REGISTRY for action in tool.all_actions()]
 ACTION_IDS = [f"{tool.name}.{action.name}" for tool, action in ACTIONS]
-
-
-# -- the world the calls run in: one per module, real things for the ids to name -----------------------------
-
-# Placeholders the strategies use for ids that exist in the world; `_resolve` swaps in the real ids before a
-# call, also inside longer strings ("<id> ", "<id>\x00", ...). Hypothesis prints the placeholders, so a
-# failing example is a literal that replays in any world.
-TASK, DOC, WORKSPACE, QUESTION = "⟪task⟫", "⟪doc⟫", "⟪workspace⟫", "⟪question⟫"
-TASK_PREFIX = "⟪task[:5]⟫"  # the first 5 characters of the task's id
-TASK_SWAPPED = "⟪TASK⟫"  # the task's id with its letters' case swapped: right format, names nothing
-
-
-@dataclass(frozen=True)
-class World:
-    runtime: Runtime
-    token: str
-    portal: anyio.from_thread.BlockingPortal
-    ids: dict[str, str]
-
-    def resolve(self, arguments: Any) -> Any:
-        return _resolve(arguments, self.ids)
-
-    def call(self, tool: str, arguments: dict[str, Any] | None) -> ToolOutcome:
-        return self.portal.call(call, self.runtime, self.token, tool, self.resolve(arguments))
-
-
-@pytest.fixture(scope="module")
-def world(moto_endpoint, aws_clients) -> Iterator[World]:
-    runtime = local_runtime(moto_endpoint, clients=aws_clients)
-    seeded = seed(runtime)
-    with anyio.from_thread.start_blocking_portal() as portal:
-
-        def setup(tool: str, action: str, /, **payload: Any) -> str:
-            outcome = portal.call(call, runtime, seeded.agent_token, tool, {"action": action, "payload": payload})
-            assert not outcome.is_error, outcome.text
-            return outcome.text
-
-        log = {"id": "log", "filename": "deploy.log", "mimeType": "text/plain", "data": b64(b"ok")}
-        created = setup("task", "create", title="Ship it", body="Release v1.", assignee="human", attachments=[log])
-        task_id = created.removeprefix("task created with id=")
-        doc = json.loads(setup("pano", "save", title="Plan", markdown="# Plan\n\n[log](deploy.log)", files=[log]))
-        setup("memory", "save", name="deploys.md", content="# Deploys\n")
-        setup("skills", "save", uri="skill://release-notes/SKILL.md", content="---\ndescription: Notes.\n---\n# N\n")
-        setup("skills", "save", uri="skill://release-notes/templates/entry.md", content="- entry\n")
-        # A question that has already expired when a fuzzed call resumes it: a resume never waits.
-        principal = runtime.accounts.resolve_token(hash_token(seeded.agent_token))
-        assert principal is not None
-        schema = {"type": "object", "properties": {"branch": {"type": "string"}}}
-        question = elicitations.ask(runtime, Actor.of(principal), task_id, "Which branch?", "form", schema, None, 1)
-        ids = {
-            TASK: task_id,
-            TASK_PREFIX: task_id[:5],
-            TASK_SWAPPED: task_id.swapcase(),
-            DOC: doc["id"],
-            WORKSPACE: seeded.workspace_id,
-            QUESTION: question.id,
-        }
-        yield World(runtime, seeded.agent_token, portal, ids)
-
-
-def _resolve(value: Any, ids: dict[str, str]) -> Any:
-    """`value` with the placeholders replaced by the world's ids; iterative, for 400-level nesting."""
-
-    def swap(text: str) -> str:
-        for placeholder, real in ids.items():
-            text = text.replace(placeholder, real)
-        return text
-
-    def fresh(item: Any) -> Any:
-        if isinstance(item, str):
-            return swap(item)
-        if isinstance(item, dict):
-            return {}
-        if isinstance(item, list):
-            return []
-        return item
-
-    root = fresh(value)
-    stack = [(value, root)]
-    while stack:
-        source, target = stack.pop()
-        if isinstance(source, dict):
-            for key, item in source.items():
-                target[swap(key) if isinstance(key, str) else key] = copied = fresh(item)
-                stack.append((item, copied))
-        elif isinstance(source, list):
-            for item in source:
-                target.append(copied := fresh(item))
-                stack.append((item, copied))
-    return root
 
 
 # -- adversarial values -----------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ import httpx
 import pytest
 
 from agent_workspace.local.stack import seed
+from tests.support import bearer
 
 INIT = {
     "jsonrpc": "2.0",
@@ -35,10 +36,6 @@ def workspace_get(live, token: str) -> httpx.Response:
 
 def result_text(response: httpx.Response) -> str:
     return response.json()["result"]["content"][0]["text"]
-
-
-def human(token: str) -> dict:
-    return {"authorization": f"Bearer {token}"}
 
 
 def test_initialize_with_2025_06_18_answers_that_version_with_instructions(live, seeded):
@@ -76,7 +73,7 @@ def test_token_in_the_query_string_is_ignored_and_never_logged(live, seeded, log
 
 def test_human_token_cannot_use_mcp_and_agent_token_cannot_use_the_api(live, seeded):
     assert mcp_call(live, seeded.human_token, INIT).status_code == 403
-    assert httpx.get(f"{live.url}/api/workspaces", headers=human(seeded.agent_token)).status_code == 403
+    assert httpx.get(f"{live.url}/api/workspaces", headers=bearer(seeded.agent_token)).status_code == 403
 
 
 def test_health_needs_no_token(live):
@@ -85,7 +82,7 @@ def test_health_needs_no_token(live):
 
 def test_get_on_mcp_is_refused_instead_of_opening_an_endless_stream(live, seeded):
     response = httpx.get(
-        f"{live.url}/mcp", headers={**human(seeded.agent_token), "accept": "text/event-stream"}, timeout=5
+        f"{live.url}/mcp", headers={**bearer(seeded.agent_token), "accept": "text/event-stream"}, timeout=5
     )
     assert response.status_code == 405
     assert response.headers["allow"] == "POST"
@@ -95,14 +92,16 @@ def test_foreign_origin_is_refused_and_own_origin_is_allowed(live, seeded):
     assert mcp_call(live, seeded.agent_token, INIT, origin="http://evil.example").status_code == 403
     assert mcp_call(live, seeded.agent_token, INIT, origin=live.url).status_code == 200
     api = httpx.get(
-        f"{live.url}/api/workspaces", headers={**human(seeded.human_token), "origin": "http://evil.example"}
+        f"{live.url}/api/workspaces", headers={**bearer(seeded.human_token), "origin": "http://evil.example"}
     )
     assert api.status_code == 403
 
 
 def test_a_new_workspace_gets_an_agent_token_that_reaches_only_it(live, seeded):
     created = httpx.post(
-        f"{live.url}/api/workspaces", json={"title": "Release", "mission": "Ship v1"}, headers=human(seeded.human_token)
+        f"{live.url}/api/workspaces",
+        json={"title": "Release", "mission": "Ship v1"},
+        headers=bearer(seeded.human_token),
     )
     assert created.status_code == 201
     body = created.json()
@@ -111,31 +110,31 @@ def test_a_new_workspace_gets_an_agent_token_that_reaches_only_it(live, seeded):
     assert (got["id"], got["title"], got["mission"]) == (body["id"], "Release", "Ship v1")
     original = json.loads(result_text(workspace_get(live, seeded.agent_token)))
     assert original["id"] == seeded.workspace_id
-    listed = httpx.get(f"{live.url}/api/workspaces", headers=human(seeded.human_token)).json()
+    listed = httpx.get(f"{live.url}/api/workspaces", headers=bearer(seeded.human_token)).json()
     assert {w["id"] for w in listed} == {seeded.workspace_id, body["id"]}
 
 
 def test_a_revoked_token_gets_401_on_its_next_call(live, seeded):
     base = f"{live.url}/api/workspaces/{seeded.workspace_id}/tokens"
-    minted = httpx.post(base, headers=human(seeded.human_token))
+    minted = httpx.post(base, headers=bearer(seeded.human_token))
     assert minted.status_code == 201
     token, token_id = minted.json()["agentToken"], minted.json()["id"]
     assert workspace_get(live, token).status_code == 200
-    assert token_id in {t["id"] for t in httpx.get(base, headers=human(seeded.human_token)).json()}
-    assert httpx.delete(f"{base}/{token_id}", headers=human(seeded.human_token)).status_code == 204
+    assert token_id in {t["id"] for t in httpx.get(base, headers=bearer(seeded.human_token)).json()}
+    assert httpx.delete(f"{base}/{token_id}", headers=bearer(seeded.human_token)).status_code == 204
     assert workspace_get(live, token).status_code == 401
     assert workspace_get(live, seeded.agent_token).status_code == 200
-    assert httpx.delete(f"{base}/{token_id}", headers=human(seeded.human_token)).status_code == 404
+    assert httpx.delete(f"{base}/{token_id}", headers=bearer(seeded.human_token)).status_code == 404
 
 
 def test_another_accounts_human_sees_nothing_of_this_workspace(live, runtime, seeded):
     stranger = seed(runtime)
     base = f"{live.url}/api/workspaces/{seeded.workspace_id}"
-    headers = human(stranger.human_token)
+    headers = bearer(stranger.human_token)
     assert httpx.get(base, headers=headers).status_code == 404
     assert httpx.post(f"{base}/tokens", headers=headers).status_code == 404
     assert httpx.get(f"{base}/tokens", headers=headers).status_code == 404
-    own_tokens = httpx.get(f"{base}/tokens", headers=human(seeded.human_token)).json()
+    own_tokens = httpx.get(f"{base}/tokens", headers=bearer(seeded.human_token)).json()
     assert httpx.delete(f"{base}/tokens/{own_tokens[0]['id']}", headers=headers).status_code == 404
     assert workspace_get(live, seeded.agent_token).status_code == 200
     listed = httpx.get(f"{live.url}/api/workspaces", headers=headers).json()
@@ -152,14 +151,14 @@ def test_another_accounts_human_sees_nothing_of_this_workspace(live, runtime, se
     ],
 )
 def test_bad_workspace_bodies_get_422_naming_the_field(live, seeded, body, expected):
-    response = httpx.post(f"{live.url}/api/workspaces", json=body, headers=human(seeded.human_token))
+    response = httpx.post(f"{live.url}/api/workspaces", json=body, headers=bearer(seeded.human_token))
     assert response.status_code == 422
     assert response.headers["content-type"] == "application/problem+json"
     assert expected in response.json()["detail"]
 
 
 def test_tokens_are_stored_only_as_hashes(live, runtime, seeded):
-    minted = httpx.post(f"{live.url}/api/workspaces/{seeded.workspace_id}/tokens", headers=human(seeded.human_token))
+    minted = httpx.post(f"{live.url}/api/workspaces/{seeded.workspace_id}/tokens", headers=bearer(seeded.human_token))
     raw = json.dumps(runtime.clients.dynamodb.scan(TableName=runtime.settings.table_name)["Items"])
     for token in (seeded.agent_token, seeded.human_token, minted.json()["agentToken"]):
         assert token not in raw
@@ -174,7 +173,7 @@ def test_request_bodies_over_the_limit_are_refused_before_they_are_read(moto_end
     seeded = seed(small)
     with LiveServer(small) as live:
         big = {"title": "x" * 2048}
-        assert httpx.post(f"{live.url}/api/workspaces", json=big, headers=human(seeded.human_token)).status_code == 413
+        assert httpx.post(f"{live.url}/api/workspaces", json=big, headers=bearer(seeded.human_token)).status_code == 413
         padded = {**INIT, "params": {**INIT["params"], "clientInfo": {"name": "x" * 2048, "version": "1"}}}
         assert mcp_call(live, seeded.agent_token, padded).status_code == 413
         assert mcp_call(live, seeded.agent_token, INIT).status_code == 200
@@ -182,30 +181,32 @@ def test_request_bodies_over_the_limit_are_refused_before_they_are_read(moto_end
 
 def test_the_human_lists_mints_and_revokes_the_accounts_human_tokens(live, runtime, seeded):
     base = f"{live.url}/api/tokens"
-    listed = httpx.get(base, headers=human(seeded.human_token))
+    listed = httpx.get(base, headers=bearer(seeded.human_token))
     assert listed.status_code == 200 and [t["current"] for t in listed.json()] == [True]
-    minted = httpx.post(base, headers=human(seeded.human_token))
+    minted = httpx.post(base, headers=bearer(seeded.human_token))
     assert minted.status_code == 201
     spare, spare_id = minted.json()["humanToken"], minted.json()["id"]
-    assert httpx.get(f"{live.url}/api/workspaces", headers=human(spare)).status_code == 200
-    assert {t["id"]: t["current"] for t in httpx.get(base, headers=human(spare)).json()}[spare_id] is True
+    assert httpx.get(f"{live.url}/api/workspaces", headers=bearer(spare)).status_code == 200
+    assert {t["id"]: t["current"] for t in httpx.get(base, headers=bearer(spare)).json()}[spare_id] is True
 
-    assert httpx.delete(f"{base}/{spare_id}", headers=human(seeded.human_token)).status_code == 204
-    assert httpx.get(f"{live.url}/api/workspaces", headers=human(spare)).status_code == 401
-    assert httpx.get(f"{live.url}/api/workspaces", headers=human(seeded.human_token)).status_code == 200
+    assert httpx.delete(f"{base}/{spare_id}", headers=bearer(seeded.human_token)).status_code == 204
+    assert httpx.get(f"{live.url}/api/workspaces", headers=bearer(spare)).status_code == 401
+    assert httpx.get(f"{live.url}/api/workspaces", headers=bearer(seeded.human_token)).status_code == 200
 
 
 def test_human_token_routes_never_reach_agent_tokens_or_another_account(live, runtime, seeded):
     agent_tokens = httpx.get(
-        f"{live.url}/api/workspaces/{seeded.workspace_id}/tokens", headers=human(seeded.human_token)
+        f"{live.url}/api/workspaces/{seeded.workspace_id}/tokens", headers=bearer(seeded.human_token)
     ).json()
     assert (
-        httpx.delete(f"{live.url}/api/tokens/{agent_tokens[0]['id']}", headers=human(seeded.human_token)).status_code
+        httpx.delete(f"{live.url}/api/tokens/{agent_tokens[0]['id']}", headers=bearer(seeded.human_token)).status_code
         == 404
     )
     assert workspace_get(live, seeded.agent_token).status_code == 200
     stranger = seed(runtime)
-    own = httpx.get(f"{live.url}/api/tokens", headers=human(seeded.human_token)).json()
-    assert httpx.delete(f"{live.url}/api/tokens/{own[0]['id']}", headers=human(stranger.human_token)).status_code == 404
-    assert httpx.get(f"{live.url}/api/tokens", headers=human(seeded.agent_token)).status_code == 403
-    assert httpx.get(f"{live.url}/api/workspaces", headers=human(seeded.human_token)).status_code == 200
+    own = httpx.get(f"{live.url}/api/tokens", headers=bearer(seeded.human_token)).json()
+    assert (
+        httpx.delete(f"{live.url}/api/tokens/{own[0]['id']}", headers=bearer(stranger.human_token)).status_code == 404
+    )
+    assert httpx.get(f"{live.url}/api/tokens", headers=bearer(seeded.agent_token)).status_code == 403
+    assert httpx.get(f"{live.url}/api/workspaces", headers=bearer(seeded.human_token)).status_code == 200

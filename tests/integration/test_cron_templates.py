@@ -11,7 +11,6 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 
-import httpx
 import pytest
 from botocore.exceptions import ClientError
 
@@ -27,10 +26,9 @@ from agent_workspace.store.blobs import EXPIRING_PREFIX
 from agent_workspace.store.schedules import schedule_name
 from agent_workspace.tools.task import AttachmentIn
 from agent_workspace.workers import fire_schedule
-from tests.support import FUNCTION_NAMES, ROOT, Agent, LambdaContext, b64, load_function, mcp_client
+from tests.support import FUNCTION_NAMES, ROOT, Clock, LambdaContext, TasksApi, assert_problem, b64, load_function
 
 SAMPLE_EVENT = ROOT / "events" / "schedule_fired.json"
-PROBLEM = "application/problem+json"
 CONTENT = bytes(range(256)) * 2  # every byte value: a copy must be byte-exact
 START = datetime(2026, 12, 2, 14, 0, tzinfo=UTC)
 
@@ -38,20 +36,11 @@ START = datetime(2026, 12, 2, 14, 0, tzinfo=UTC)
 # -- helpers ------------------------------------------------------------------------------------
 
 
-class Clock:
-    """The runtime's clock, set by the test."""
-
-    def __init__(self, runtime, start: datetime = START) -> None:
-        self.now = start
-        runtime.clock = lambda: self.now
-
-    def set(self, moment: datetime) -> None:
-        self.now = moment
-
-
 @pytest.fixture
-def clock(runtime) -> Clock:
-    return Clock(runtime)
+def clock(clock: Clock) -> Clock:
+    """conftest's clock, standing still at START."""
+    clock.set(START)
+    return clock
 
 
 def human(seeded) -> Actor:
@@ -73,7 +62,7 @@ def armed_input(runtime, seeded, template_id: str) -> dict:
 def fire_now(runtime, seeded, template_id: str) -> tuple[str, dict]:
     """Deliver the schedule's current Input with the clock at its fire time, as Scheduler would on time."""
     payload = armed_input(runtime, seeded, template_id)
-    runtime.clock = lambda: parse_iso(payload["fireAt"])
+    runtime.clock = Clock(parse_iso(payload["fireAt"]))
     return fire_schedule.handle(payload, runtime)["outcome"], payload
 
 
@@ -100,12 +89,6 @@ def schedule_missing(runtime, seeded, template_id: str) -> bool:
         assert error.response["Error"]["Code"] == "ResourceNotFoundException"
         return True
     return False
-
-
-@pytest.fixture
-async def agent(live, seeded):
-    async with mcp_client(live.url, seeded.agent_token) as client:
-        yield Agent(client)
 
 
 # -- creating through MCP -----------------------------------------------------------------------
@@ -373,37 +356,9 @@ def test_a_firing_naming_a_task_that_is_not_a_template_creates_nothing(runtime, 
 # -- REST, as the human ---------------------------------------------------------------------------
 
 
-class Api:
-    def __init__(self, live, workspace_id: str, token: str) -> None:
-        self.base = f"{live.url}/api/workspaces/{workspace_id}/tasks"
-        self.headers = {"authorization": f"Bearer {token}"}
-
-    def create(self, **body) -> httpx.Response:
-        return httpx.post(self.base, json=body, headers=self.headers)
-
-    def get(self, task_id: str) -> httpx.Response:
-        return httpx.get(f"{self.base}/{task_id}", headers=self.headers)
-
-    def runs(self, task_id: str, **params) -> httpx.Response:
-        return httpx.get(f"{self.base}/{task_id}/runs", params=params, headers=self.headers)
-
-    def delete(self, task_id: str) -> httpx.Response:
-        return httpx.delete(f"{self.base}/{task_id}", headers=self.headers)
-
-
-def assert_problem(response: httpx.Response, status: int, *words: str) -> dict:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"] == PROBLEM
-    problem = response.json()
-    assert problem["status"] == status
-    for word in words:
-        assert word in problem["detail"], problem["detail"]
-    return problem
-
-
 @pytest.fixture
-def api(live, seeded) -> Api:
-    return Api(live, seeded.workspace_id, seeded.human_token)
+def api(live, seeded) -> TasksApi:
+    return TasksApi(live, seeded.workspace_id, seeded.human_token)
 
 
 def test_rest_creates_a_template_lists_its_runs_newest_first_and_deletes_it(api, runtime, seeded, clock):
@@ -505,7 +460,7 @@ def test_rest_refuses_a_timezone_without_a_cron_schedule(api, runtime, seeded, c
 def test_another_accounts_human_can_neither_list_runs_of_nor_delete_a_template(api, live, runtime, seeded, clock):
     template_id = api.create(title="Mine", body="", cronSchedule="30 * * * *").json()["id"]
     fire_now(runtime, seeded, template_id)
-    stranger = Api(live, seeded.workspace_id, seed(runtime).human_token)
+    stranger = TasksApi(live, seeded.workspace_id, seed(runtime).human_token)
 
     assert_problem(stranger.delete(template_id), 404)
     assert_problem(stranger.runs(template_id), 404)

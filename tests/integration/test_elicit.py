@@ -20,7 +20,7 @@ from agent_workspace.mcp_server.registry import Call
 from agent_workspace.services import accounts
 from agent_workspace.tools import REGISTRY
 from tests.outbound import SECRET, outbound
-from tests.support import mcp_client, text_of
+from tests.support import bearer, mcp_client, text_of
 
 pytestmark = pytest.mark.anyio
 
@@ -31,8 +31,11 @@ BRANCH = {
 }
 
 
-def human(token: str) -> dict:
-    return {"authorization": f"Bearer {token}"}
+def form_question(task_id: str, schema: dict = BRANCH, **fields) -> dict:
+    """The payload of an elicit that asks for `schema`'s form on the task; `fields` add to it or change it.
+
+    A call that must be refused gives `timeoutSeconds=3`: should the server take it, it waits 3 s at most."""
+    return {"taskId": task_id, "message": "Which branch?", "mode": "form", "requestedSchema": schema, **fields}
 
 
 def create_task(runtime, seeded) -> str:
@@ -44,7 +47,7 @@ def create_task(runtime, seeded) -> str:
 
 def pending(live, seeded, token=None) -> list[dict]:
     url = f"{live.url}/api/workspaces/{seeded.workspace_id}/elicitations?status=pending"
-    response = httpx.get(url, headers=human(token or seeded.human_token))
+    response = httpx.get(url, headers=bearer(token or seeded.human_token))
     assert response.status_code == 200, response.text
     return response.json()
 
@@ -61,7 +64,7 @@ def wait_for_question(live, seeded, deadline_seconds: float = 10) -> dict:
 
 def answer(live, seeded, question_id: str, body: dict, token=None) -> httpx.Response:
     url = f"{live.url}/api/workspaces/{seeded.workspace_id}/elicitations/{question_id}/answer"
-    return httpx.post(url, json=body, headers=human(token or seeded.human_token))
+    return httpx.post(url, json=body, headers=bearer(token or seeded.human_token))
 
 
 async def elicit(live, token: str, **payload) -> tuple[str, bool, float]:
@@ -88,9 +91,7 @@ def in_thread(live, runtime, seeded, **payload) -> dict:
 
 async def test_the_answer_arrives_while_the_agent_waits(live, runtime, seeded):
     task_id = create_task(runtime, seeded)
-    waiting = in_thread(
-        live, runtime, seeded, taskId=task_id, message="Which branch?", mode="form", requestedSchema=BRANCH
-    )
+    waiting = in_thread(live, runtime, seeded, **form_question(task_id))
     question = wait_for_question(live, seeded)
     assert (question["taskId"], question["message"], question["mode"]) == (task_id, "Which branch?", "form")
     assert question["requestedSchema"] == BRANCH and question["url"] is None
@@ -104,7 +105,7 @@ async def test_the_answer_arrives_while_the_agent_waits(live, runtime, seeded):
     assert pending(live, seeded) == []
 
     detail = httpx.get(
-        f"{live.url}/api/workspaces/{seeded.workspace_id}/tasks/{task_id}", headers=human(seeded.human_token)
+        f"{live.url}/api/workspaces/{seeded.workspace_id}/tasks/{task_id}", headers=bearer(seeded.human_token)
     ).json()
     kinds = [(m["kind"], m["from"]) for m in detail["conversation"]["messages"]]
     assert kinds == [("question", "agent"), ("answer", "human")]
@@ -127,16 +128,7 @@ async def test_decline_reaches_the_agent_and_a_second_answer_is_409(live, runtim
 
 async def test_invalid_answers_are_refused_and_the_question_stays_open(live, runtime, seeded):
     task_id = create_task(runtime, seeded)
-    waiting = in_thread(
-        live,
-        runtime,
-        seeded,
-        taskId=task_id,
-        message="Which branch?",
-        mode="form",
-        requestedSchema=BRANCH,
-        timeoutSeconds=20,
-    )
+    waiting = in_thread(live, runtime, seeded, **form_question(task_id, timeoutSeconds=20))
     question = wait_for_question(live, seeded)
     for body, field in [
         ({"action": "accept", "content": {"branch": "develop"}}, "content.branch"),
@@ -157,21 +149,13 @@ async def test_invalid_answers_are_refused_and_the_question_stays_open(live, run
 
 async def test_timeout_returns_cancel_close_to_the_requested_time_and_expires_the_question(live, runtime, seeded):
     task_id = create_task(runtime, seeded)
-    text, is_error, waited = await elicit(
-        live,
-        seeded.agent_token,
-        taskId=task_id,
-        message="Anyone?",
-        mode="form",
-        requestedSchema=BRANCH,
-        timeoutSeconds=2,
-    )
+    text, is_error, waited = await elicit(live, seeded.agent_token, **form_question(task_id, timeoutSeconds=2))
     assert (json.loads(text), is_error) == ({"action": "cancel"}, False)
     assert 2 <= waited < 4.5
     assert pending(live, seeded) == []
     expired = httpx.get(
         f"{live.url}/api/workspaces/{seeded.workspace_id}/elicitations?status=expired",
-        headers=human(seeded.human_token),
+        headers=bearer(seeded.human_token),
     ).json()
     assert len(expired) == 1
     assert answer(live, seeded, expired[0]["id"], {"action": "decline"}).status_code == 409
@@ -235,7 +219,7 @@ async def test_a_wait_longer_than_the_invocation_returns_pending_and_resumes_on_
     task_id = create_task(runtime, seeded)
     principal = runtime.accounts.resolve_token(hash_token(seeded.agent_token))
     short = Call(principal, runtime, "req", deadline=time.monotonic() + 1.5)  # a Lambda with 1.5 s left
-    payload = {"taskId": task_id, "message": "Which branch?", "mode": "form", "requestedSchema": BRANCH}
+    payload = form_question(task_id)
     started = time.monotonic()
     first = await dispatch(REGISTRY, short, "task", {"action": "elicit", "payload": payload})
     assert time.monotonic() - started < 1.5
@@ -264,15 +248,7 @@ async def test_a_call_returns_pending_after_the_wait_cap_and_the_question_stays_
     """The cap ends one call, well before a client's 60 s request timeout; only timeoutSeconds ends the question."""
     runtime.settings = runtime.settings.model_copy(update={"agent_wait_seconds": 1})
     task_id = create_task(runtime, seeded)
-    text, is_error, waited = await elicit(
-        live,
-        seeded.agent_token,
-        taskId=task_id,
-        message="Which branch?",
-        mode="form",
-        requestedSchema=BRANCH,
-        timeoutSeconds=3600,
-    )
+    text, is_error, waited = await elicit(live, seeded.agent_token, **form_question(task_id, timeoutSeconds=3600))
     parked = json.loads(text)
     assert not is_error and 1 <= waited < 3, (text, waited)
     [question] = pending(live, seeded)
@@ -318,7 +294,7 @@ async def test_the_question_expiring_before_the_cap_still_answers_cancel(runtime
     assert json.loads(result.text) == {"action": "cancel"} and time.monotonic() - started < 3
 
 
-async def test_a_resumed_call_reads_at_the_settled_rate_from_its_start(runtime, seeded):
+async def test_a_resumed_call_reads_at_the_settled_rate_from_its_start(runtime, seeded, clock):
     """Resuming every cap must not restart the quick first reads: an old question is read every few seconds."""
     from agent_workspace.services import elicitations
     from agent_workspace.services.tasks import Actor
@@ -338,8 +314,7 @@ async def test_a_resumed_call_reads_at_the_settled_rate_from_its_start(runtime, 
     try:
         fresh = await elicitations.wait_for_answer(runtime, question, None)
         fresh_reads = len(reads)
-        real_clock = runtime.clock
-        runtime.clock = lambda: real_clock() + timedelta(minutes=5)  # the same question, five minutes on
+        clock.advance(minutes=5)  # the same question, five minutes on
         reads.clear()
         resumed = await elicitations.wait_for_answer(runtime, question, None)
     finally:
@@ -378,7 +353,7 @@ async def test_only_the_workspaces_own_human_sees_or_answers_its_questions(live,
     question = ask(runtime, Actor.of(principal), task_id, "q?", "form", BRANCH, None, 60)
     stranger = seed(runtime)
     base = f"{live.url}/api/workspaces/{seeded.workspace_id}/elicitations"
-    assert httpx.get(base, headers=human(stranger.human_token)).status_code == 404
+    assert httpx.get(base, headers=bearer(stranger.human_token)).status_code == 404
     assert answer(live, seeded, question.id, {"action": "decline"}, token=stranger.human_token).status_code == 404
     assert answer(live, seeded, question.id, {"action": "decline"}, token=seeded.agent_token).status_code == 403
     _, other = accounts.create_workspace(runtime.accounts, seeded.account_id, "Other", "")
@@ -401,11 +376,6 @@ def reach(tmp_path, monkeypatch):
 
 def branch_with(**keywords) -> dict:
     return {"type": "object", "properties": {"branch": {"type": "string", **keywords}}, "required": ["branch"]}
-
-
-def form_question(task_id: str, schema: dict) -> dict:
-    """An elicit payload that waits 3 s at most, should the server take a schema it must refuse."""
-    return {"taskId": task_id, "message": "Which?", "mode": "form", "requestedSchema": schema, "timeoutSeconds": 3}
 
 
 def stored_question(runtime, seeded, schema: dict) -> str:
@@ -442,7 +412,7 @@ async def test_a_question_whose_schema_refers_outside_is_refused_naming_it_and_n
     task_id = create_task(runtime, seeded)
     schema = branch_with(**{"$ref": reach.refs()[form_of_ref]})
     with anyio.fail_after(15):
-        text, is_error, _ = await elicit(live, seeded.agent_token, **form_question(task_id, schema))
+        text, is_error, _ = await elicit(live, seeded.agent_token, **form_question(task_id, schema, timeoutSeconds=3))
     assert is_error, text
     assert text.startswith("task elicit: requestedSchema.properties.branch.$ref must refer within the schema"), text
     assert reach.touched == 0 and pending(live, seeded) == []
@@ -491,7 +461,7 @@ async def test_a_catastrophic_pattern_answers_the_human_within_seconds_naming_th
 async def test_a_pattern_the_bounded_engine_cannot_take_is_refused_when_asked(live, runtime, seeded):
     task_id = create_task(runtime, seeded)
     huge = branch_with(pattern="(?:a{9999}){999}")
-    text, is_error, _ = await elicit(live, seeded.agent_token, **form_question(task_id, huge))
+    text, is_error, _ = await elicit(live, seeded.agent_token, **form_question(task_id, huge, timeoutSeconds=3))
     assert is_error, text
     assert text.startswith("task elicit: requestedSchema.properties.branch.pattern is too large once"), text
 
@@ -499,9 +469,11 @@ async def test_a_pattern_the_bounded_engine_cannot_take_is_refused_when_asked(li
 async def test_a_500_kb_description_or_answer_is_refused_naming_the_field_not_an_internal_error(live, runtime, seeded):
     task_id = create_task(runtime, seeded)
     described = branch_with(description="d" * 500_000)
-    text, is_error, _ = await elicit(live, seeded.agent_token, **form_question(task_id, described))
+    text, is_error, _ = await elicit(live, seeded.agent_token, **form_question(task_id, described, timeoutSeconds=3))
     assert is_error and text.startswith("task elicit: requestedSchema takes 500,"), text
-    text, is_error, _ = await elicit(live, seeded.agent_token, **form_question(task_id, branch_with(maxLength=10**40)))
+    text, is_error, _ = await elicit(
+        live, seeded.agent_token, **form_question(task_id, branch_with(maxLength=10**40), timeoutSeconds=3)
+    )
     assert is_error and text.startswith("task elicit: requestedSchema.properties.branch.maxLength is a number"), text
     question_id = asked(runtime, seeded, BRANCH)
     content = {"branch": "main", "notes": "n" * 500_000}

@@ -25,12 +25,20 @@ from agent_workspace.store import keys
 from agent_workspace.store.dynamo import key, to_item
 from agent_workspace.workers import fan_out
 from tests import support
-from tests.support import FUNCTION_NAMES, ROOT, LambdaContext, load_function, mcp_client, receive_all
+from tests.support import (
+    FUNCTION_NAMES,
+    ROOT,
+    LambdaContext,
+    assert_problem,
+    bearer,
+    load_function,
+    mcp_client,
+    receive_all,
+)
 
 pytestmark = pytest.mark.anyio
 
 SAMPLE_EVENT = ROOT / "events" / "sqs_event_published.json"
-PROBLEM = "application/problem+json"
 BASE62_ID = re.compile(r"^[0-9A-Za-z]{11}$")
 
 PAYLOAD = "v0.9.20 is live on production."
@@ -39,21 +47,6 @@ SUB_BODY = "Run the smoke tests against production and report anything red."
 
 
 # -- REST helpers ---------------------------------------------------------------------------------
-
-
-def bearer(token: str) -> dict:
-    return {"authorization": f"Bearer {token}"}
-
-
-def assert_problem(response: httpx.Response, status: int, *words: str) -> dict:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"] == PROBLEM
-    problem = response.json()
-    assert set(problem) == {"type", "title", "status", "detail"}
-    assert (problem["type"], problem["status"]) == ("about:blank", status)
-    for word in words:
-        assert word in problem["detail"], problem["detail"]
-    return problem
 
 
 class Wiring:
@@ -138,9 +131,8 @@ class Agent(support.Agent):
 
 
 @pytest.fixture
-async def agent(live, seeded):
-    async with mcp_client(live.url, seeded.agent_token) as client:
-        yield Agent(client)
+def agent_type() -> type[Agent]:
+    return Agent
 
 
 # -- the queue and the consumer -------------------------------------------------------------------

@@ -35,7 +35,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 import botocore.endpoint
@@ -46,7 +46,6 @@ from botocore.awsrequest import AWSResponse
 from agent_workspace.domain.errors import Unavailable
 from agent_workspace.domain.models import Actor
 from agent_workspace.local.drivers import queue_arn, sqs_record
-from agent_workspace.local.stack import local_runtime
 from agent_workspace.mcp_server.dispatch import ToolOutcome
 from agent_workspace.runtime import Runtime
 from agent_workspace.services import accounts, events
@@ -174,14 +173,10 @@ class Backoff:
 
 
 @pytest.fixture(scope="module")
-def fault_clients(moto_endpoint: str) -> AwsClients:
+def aws_clients(moto_endpoint: str) -> AwsClients:
+    """Overrides conftest's: this module's own clients (conftest's `runtime` takes them), so the faults injected
+    into them reach no other module's tests."""
     return AwsClients("us-east-1", moto_endpoint)
-
-
-@pytest.fixture
-def runtime(moto_endpoint: str, fault_clients: AwsClients) -> Runtime:
-    """Overrides conftest's: a fresh table, bucket, queue and schedule group, on this module's clients."""
-    return local_runtime(moto_endpoint, clients=fault_clients)
 
 
 @pytest.fixture(autouse=True)
@@ -675,7 +670,7 @@ async def test_a_dequeue_whose_claim_is_throttled_errs_and_the_task_is_handed_ou
     assert await call(runtime, seeded.agent_token, "task", GET) == ToolOutcome("null")
 
 
-async def test_a_claim_applied_but_answered_500_is_not_lost_nor_handed_out_twice(runtime, seeded):
+async def test_a_claim_applied_but_answered_500_is_not_lost_nor_handed_out_twice(runtime, seeded, clock):
     task_id = created_id(
         await call(runtime, seeded.agent_token, "task", {"action": "create", "payload": {"title": "Do it", "body": ""}})
     )
@@ -687,9 +682,7 @@ async def test_a_claim_applied_but_answered_500_is_not_lost_nor_handed_out_twice
     handed_out = [json.loads(o.text)["id"] for o in (first, second) if not o.is_error and o.text != "null"]
     assert handed_out in ([], [task_id])  # never twice
     if not handed_out:  # held by the lost claim's lease: back in the queue when it runs out
-        lease = timedelta(seconds=runtime.settings.claim_lease_seconds + 1)
-        real_clock = runtime.clock
-        runtime.clock = lambda: real_clock() + lease
+        clock.advance(seconds=runtime.settings.claim_lease_seconds + 1)
         got = await call(runtime, seeded.agent_token, "task", GET)
         assert json.loads(got.text)["id"] == task_id
         assert await call(runtime, seeded.agent_token, "task", GET) == ToolOutcome("null")

@@ -20,21 +20,28 @@ from pydantic import BaseModel
 
 import agent_workspace
 from agent_workspace.domain.errors import PayloadError
-from agent_workspace.domain.models import Actor
-from agent_workspace.domain.tokens import hash_token
 from agent_workspace.local.stack import Seed
 from agent_workspace.mcp_server.dispatch import HELP_TOOL
-from agent_workspace.services import accounts, elicitations, events
+from agent_workspace.services import accounts, events
 from agent_workspace.tools import REGISTRY
-from tests.support import ROOT, b64, call, download_presigned, mcp_client, text_of
+from tests.support import (
+    DOC,
+    EVENT,
+    QUESTION,
+    ROOT,
+    TASK,
+    call,
+    download_presigned,
+    file_in,
+    furnish,
+    mcp_client,
+    resolved,
+    text_of,
+)
 
 pytestmark = pytest.mark.anyio
 
 PACKAGE = ROOT / "layers" / "workspace" / "agent_workspace"
-
-
-def file_in(ident: str = "log", filename: str = "deploy.log", mime: str = "text/plain", data: bytes = b"ok") -> dict:
-    return {"id": ident, "filename": filename, "mimeType": mime, "data": b64(data)}
 
 
 async def act(runtime, seeded: Seed, tool: str, action: str, /, **payload: Any) -> tuple[str, bool]:
@@ -124,8 +131,7 @@ EXEMPT = {  # never stored as given
     "task.elicit.requestedSchema": "an object",
     "siteTools.call.arguments": "an object the site's own schema checks",
 }
-TASK, DOC, EVENT, QUESTION = "⟪task⟫", "⟪doc⟫", "⟪event⟫", "⟪question⟫"
-# A call of each action that succeeds in the world below; each of its name fields gets a trailing newline in turn.
+# A call of each action that succeeds in the world (`furnish`); each of its name fields gets a trailing newline in turn.
 VALID: dict[str, dict[str, Any]] = {
     "task.create": {
         "title": "Ship",
@@ -229,32 +235,9 @@ def test_every_string_field_of_every_action_is_walked_or_exempt_with_a_reason(ac
     assert unclassified == set(), f"{sorted(unclassified)}: put a valid value in VALID, or say in EXEMPT why not"
 
 
-async def make_world(runtime, seeded: Seed) -> dict[str, str]:
-    """A task with an attachment, a doc with a linked file, a memory, a skill with a file, an event, a question:
-    what VALID's calls act on, with the real ids for its placeholders."""
-    created, _ = await act(runtime, seeded, "task", "create", title="t", body="b", attachments=[file_in()])
-    task_id = created.removeprefix("task created with id=")
-    doc, _ = await act(runtime, seeded, "pano", "save", title="Plan", markdown="[log](deploy.log)", files=[file_in()])
-    await act(runtime, seeded, "memory", "save", name="deploys.md", content="# Deploys\n")
-    skill_md = "---\ndescription: Notes.\n---\n# N\n"
-    await act(runtime, seeded, "skills", "save", uri="skill://release-notes/SKILL.md", content=skill_md)
-    await act(runtime, seeded, "skills", "save", uri="skill://release-notes/templates/entry.md", content="- e\n")
-    event = events.define_event(runtime, seeded.account_id, "deploy_done", "A deploy finished.")
-    principal = runtime.accounts.resolve_token(hash_token(seeded.agent_token))
-    question = elicitations.ask(runtime, Actor.of(principal), task_id, "Ok?", "url", None, "https://example.com", 60)
-    return {TASK: task_id, DOC: json.loads(doc)["id"], EVENT: event.id, QUESTION: question.id}
-
-
 @pytest.fixture
 async def world(runtime, seeded) -> dict[str, str]:
-    return await make_world(runtime, seeded)
-
-
-def resolved(payload: Any, ids: dict[str, str]) -> Any:
-    text = json.dumps(payload)
-    for placeholder, real in ids.items():
-        text = text.replace(json.dumps(placeholder)[1:-1], real)
-    return json.loads(text)
+    return await furnish(runtime, seeded)
 
 
 @pytest.mark.parametrize("case", sorted(VALID))

@@ -9,15 +9,9 @@ import pytest
 from agent_workspace.domain.tokens import TokenKind
 from agent_workspace.local.stack import seed
 from agent_workspace.services import accounts
-from tests.support import Agent, mcp_client
+from tests.support import connected
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-async def agent(live, seeded):
-    async with mcp_client(live.url, seeded.agent_token) as client:
-        yield Agent(client)
 
 
 async def test_an_unwritten_memory_loads_as_nothing_saved_and_the_index_is_the_default(agent):
@@ -119,8 +113,8 @@ async def test_racing_saves_with_the_same_expected_revision_let_exactly_one_win(
     outcomes: list[tuple[int, str, bool]] = []
 
     async def write(index: int, token: str) -> None:
-        async with mcp_client(live.url, token) as client:
-            text, is_error = await Agent(client)(
+        async with connected(live.url, token) as writer:
+            text, is_error = await writer(
                 "memory", "save", name="race.md", content=f"writer {index}", expectedRevision=0
             )
             outcomes.append((index, text, is_error))
@@ -133,15 +127,15 @@ async def test_racing_saves_with_the_same_expected_revision_let_exactly_one_win(
     assert len(winners) == 1
     losers = [text for _, text, is_error in outcomes if is_error]
     assert all("is at revision 1, not 0" in text and text.endswith(f"writer {winners[0]}") for text in losers)
-    async with mcp_client(live.url, seeded.agent_token) as client:
-        stored = json.loads((await Agent(client)("memory", "load", name="race.md"))[0])
+    async with connected(live.url, seeded.agent_token) as reader:
+        stored = json.loads((await reader("memory", "load", name="race.md"))[0])
     assert (stored["content"], stored["revision"]) == (f"writer {winners[0]}", 1)
 
 
 async def test_plain_saves_racing_all_land_as_successive_revisions(live, runtime, seeded):
     async def write(index: int) -> None:
-        async with mcp_client(live.url, seeded.agent_token) as client:
-            text, is_error = await Agent(client)("memory", "save", name="busy.md", content=f"writer {index}")
+        async with connected(live.url, seeded.agent_token) as writer:
+            text, is_error = await writer("memory", "save", name="busy.md", content=f"writer {index}")
             assert not is_error, text
 
     async with anyio.create_task_group() as group:
@@ -157,8 +151,7 @@ async def test_memory_belongs_to_its_workspace(live, runtime, seeded, agent):
     await agent("memory", "save", name="secret.md", content="only here")
     _, other = accounts.create_workspace(runtime.accounts, seeded.account_id, "Other", "")
     for token in (other.token, seed(runtime).agent_token):
-        async with mcp_client(live.url, token) as client:
-            stranger = Agent(client)
+        async with connected(live.url, token) as stranger:
             assert (await stranger("memory", "load", name="secret.md"))[0].startswith("nothing is saved")
             await stranger("memory", "delete", name="secret.md")
     assert json.loads((await agent("memory", "load", name="secret.md"))[0])["content"] == "only here"

@@ -21,9 +21,8 @@ from agent_workspace.services import tasks
 from agent_workspace.services.tasks import NewTask
 from agent_workspace.store.schedules import schedule_name
 from agent_workspace.workers import fire_schedule
-from tests.support import FUNCTION_NAMES, ROOT, Agent, LambdaContext, load_function, mcp_client
+from tests.support import FUNCTION_NAMES, PROBLEM, ROOT, Clock, LambdaContext, bearer, load_function
 
-PROBLEM = "application/problem+json"
 # A text that grows on its way out: quotes and backslashes double at each string level, non-ASCII becomes \uXXXX.
 AWKWARD = 'He said "ship it" \\ 漢字 é 😀. '
 
@@ -37,10 +36,6 @@ def text(length: int, seed: str = AWKWARD) -> str:
     return (seed * (length // len(seed) + 1))[:length]
 
 
-def human(token: str) -> dict:
-    return {"authorization": f"Bearer {token}"}
-
-
 class Rest:
     """The human's REST API in one workspace."""
 
@@ -48,7 +43,7 @@ class Rest:
         self.url = live.url
         self.workspace = seeded.workspace_id
         self.tasks = f"{live.url}/api/workspaces/{seeded.workspace_id}/tasks"
-        self.headers = human(seeded.human_token)
+        self.headers = bearer(seeded.human_token)
 
     def get(self, url: str, **params) -> httpx.Response:
         return httpx.get(url, params={k: v for k, v in params.items() if v is not None}, headers=self.headers)
@@ -243,12 +238,6 @@ def test_reading_one_message_of_another_task_or_a_made_up_one_is_a_404(rest):
         problem(rest.get(f"{rest.tasks}/{path}"), 404, "no message")
 
 
-@pytest.fixture
-async def agent(live, seeded):
-    async with mcp_client(live.url, seeded.agent_token) as client:
-        yield Agent(client)
-
-
 @pytest.mark.anyio
 async def test_task_get_pages_the_conversation_by_bytes_and_names_a_message_too_large(agent, runtime):
     task_id = await agent.create(title="Logs", body=text(2_000))
@@ -307,7 +296,7 @@ def test_a_realistic_conversation_over_mcp_comes_in_pages_each_under_6_mb(runtim
 def fire(runtime, seeded, template_id: str) -> None:
     """Deliver the template's schedule at its fire time, as EventBridge Scheduler would."""
     payload = runtime.schedules.get(schedule_name(seeded.workspace_id, template_id)).input
-    runtime.clock = lambda: parse_iso(payload["fireAt"])
+    runtime.clock = Clock(parse_iso(payload["fireAt"]))
     assert fire_schedule.handle(payload, runtime)["outcome"] == "created"
 
 

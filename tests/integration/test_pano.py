@@ -21,7 +21,7 @@ from agent_workspace.store.blobs import pano_prefix
 from agent_workspace.store.schedules import at_expression, parse_at
 from agent_workspace.tools.task import AttachmentIn
 from agent_workspace.workers import fire_schedule
-from tests.support import Agent, b64, download_presigned, mcp_client
+from tests.support import Agent, assert_problem, b64, bearer, download_presigned, mcp_client
 
 pytestmark = pytest.mark.anyio
 
@@ -56,9 +56,8 @@ class Pano(Agent):
 
 
 @pytest.fixture
-async def agent(live, seeded):
-    async with mcp_client(live.url, seeded.agent_token) as client:
-        yield Pano(client)
+def agent_type() -> type[Agent]:
+    return Pano
 
 
 def file_in(ident: str, filename: str, data: bytes, mime: str = "application/octet-stream") -> dict:
@@ -68,17 +67,6 @@ def file_in(ident: str, filename: str, data: bytes, mime: str = "application/oct
 def linked_file(ident: str, filename: str, data: bytes) -> AttachmentIn:
     """A file as the tool hands it to the service."""
     return AttachmentIn(**file_in(ident, filename, data))
-
-
-def frozen_clock(runtime, start: datetime = START):
-    """Replace the runtime's clock with one the test moves forward; returns the mover."""
-    now = [start]
-    runtime.clock = lambda: now[0]
-
-    def advance(**delta) -> None:
-        now[0] = now[0] + timedelta(**delta)
-
-    return advance
 
 
 def s3_keys(runtime, prefix: str = "") -> list[str]:
@@ -118,18 +106,17 @@ def assert_not_found(text: str, is_error: bool, doc_id: str) -> None:
     assert is_error and f"no doc {doc_id}" in text, text
 
 
-def human(token: str) -> dict:
-    return {"authorization": f"Bearer {token}"}
-
-
-def assert_problem(response: httpx.Response, status: int, *words: str) -> dict:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith("application/problem+json")
-    problem = response.json()
-    assert set(problem) == {"type", "title", "status", "detail"} and problem["status"] == status
-    for word in words:
-        assert word in problem["detail"], problem["detail"]
-    return problem
+async def assert_every_action_finds_no(agent: Pano, doc_id: str) -> None:
+    """Every action that names a doc answers that there is no doc `doc_id`."""
+    for action, payload in [
+        ("read", {"id": doc_id}),
+        ("comment", {"id": doc_id, "comment": "late"}),
+        ("delete", {"id": doc_id}),
+        ("attach", {"id": doc_id, "files": [file_in("f", "f.txt", b"x")]}),
+        ("save", {"id": doc_id, "title": "t", "markdown": "revived"}),
+    ]:
+        text, is_error = await agent(action, **payload)
+        assert_not_found(text, is_error, doc_id)
 
 
 # -- save and read ------------------------------------------------------------------------------
@@ -338,15 +325,7 @@ async def test_comments_are_listed_oldest_first_by_the_commenting_workspace(agen
 
 
 async def test_unknown_ids_are_not_found_for_every_action(agent):
-    for action, payload in [
-        ("read", {"id": UNKNOWN}),
-        ("comment", {"id": UNKNOWN, "comment": "x"}),
-        ("delete", {"id": UNKNOWN}),
-        ("attach", {"id": UNKNOWN, "files": [file_in("f", "f.txt", b"x")]}),
-        ("save", {"id": UNKNOWN, "title": "t", "markdown": "m"}),
-    ]:
-        text, is_error = await agent(action, **payload)
-        assert_not_found(text, is_error, UNKNOWN)
+    await assert_every_action_finds_no(agent, UNKNOWN)
 
 
 async def test_delete_removes_the_doc_its_comments_its_files_and_its_expiry_schedule(agent, runtime, seeded):
@@ -376,29 +355,23 @@ async def test_delete_removes_the_doc_its_comments_its_files_and_its_expiry_sche
 # -- expiry -------------------------------------------------------------------------------------
 
 
-async def test_an_expired_doc_is_not_found_before_anything_deletes_it(agent, runtime, seeded):
-    advance = frozen_clock(runtime)
+async def test_an_expired_doc_is_not_found_before_anything_deletes_it(agent, runtime, seeded, clock):
+    clock.set(START)
     saved = await agent.save(title="t", markdown="m", ttlDays=2)
     doc_id = saved["id"]
-    advance(days=2, seconds=-1)
+    clock.advance(days=2, seconds=-1)
     assert (await agent.read(id=doc_id))["title"] == "t"
-    advance(seconds=1)
-    for action, payload in [
-        ("read", {"id": doc_id}),
-        ("comment", {"id": doc_id, "comment": "late"}),
-        ("delete", {"id": doc_id}),
-        ("attach", {"id": doc_id, "files": [file_in("f", "f.txt", b"x")]}),
-        ("save", {"id": doc_id, "title": "t", "markdown": "revived"}),
-    ]:
-        text, is_error = await agent(action, **payload)
-        assert_not_found(text, is_error, doc_id)
+    clock.advance(seconds=1)
+    await assert_every_action_finds_no(agent, doc_id)
     item = raw_doc(runtime, seeded.account_id, doc_id)
     assert item is not None and item["markdown"]["S"] == "m"  # still stored, just expired
     assert raw_comments(runtime, seeded.account_id, doc_id) == []
 
 
-async def test_expiry_is_ttl_days_after_the_last_save_and_each_save_moves_it_and_the_schedule(agent, runtime, seeded):
-    advance = frozen_clock(runtime)
+async def test_expiry_is_ttl_days_after_the_last_save_and_each_save_moves_it_and_the_schedule(
+    agent, runtime, seeded, clock
+):
+    clock.set(START)
     saved = await agent.save(title="t", markdown="m", ttlDays=3)
     doc_id = saved["id"]
     first_expiry = START + timedelta(days=3)
@@ -413,21 +386,21 @@ async def test_expiry_is_ttl_days_after_the_last_save_and_each_save_moves_it_and
         "expiresAt": saved["expiresAt"],
     }
 
-    advance(days=2, hours=5)
+    clock.advance(days=2, hours=5)
     resaved = await agent.save(id=doc_id, title="t", markdown="m2", ttlDays=10)
     second_expiry = START + timedelta(days=12, hours=5)
     assert resaved["expiresAt"] == "2030-01-13T14:00:00.000Z"
     assert int(raw_doc(runtime, seeded.account_id, doc_id)["expiresAt"]["N"]) == int(second_expiry.timestamp())
     assert parse_at(expiry_schedule(runtime, seeded.account_id, doc_id)["ScheduleExpression"]) == second_expiry
 
-    advance(days=5)  # past the first expiry, well before the second
+    clock.advance(days=5)  # past the first expiry, well before the second
     assert (await agent.read(id=doc_id))["markdown"] == "m2"
 
 
-async def test_attach_and_comment_do_not_move_the_expiry(agent, runtime, seeded):
-    advance = frozen_clock(runtime)
+async def test_attach_and_comment_do_not_move_the_expiry(agent, runtime, seeded, clock):
+    clock.set(START)
     saved = await agent.save(title="t", markdown="m", ttlDays=1)
-    advance(hours=12)
+    clock.advance(hours=12)
     await agent("attach", id=saved["id"], files=[file_in("f", "f.txt", b"x")])
     await agent.comment(saved["id"], "c")
     assert (await agent.read(id=saved["id"]))["expiresAt"] == saved["expiresAt"]
@@ -436,19 +409,19 @@ async def test_attach_and_comment_do_not_move_the_expiry(agent, runtime, seeded)
     )
 
 
-async def test_the_schedule_driver_deletes_an_expired_doc_with_its_comments_and_files(agent, runtime, seeded):
-    advance = frozen_clock(runtime)
+async def test_the_schedule_driver_deletes_an_expired_doc_with_its_comments_and_files(agent, runtime, seeded, clock):
+    clock.set(START)
     doomed = await agent.save(title="doomed", markdown="[a](a.txt)", ttlDays=1, files=[file_in("a", "a.txt", b"a")])
     kept = await agent.save(title="kept", markdown="[k](k.txt)", ttlDays=5, files=[file_in("k", "k.txt", b"k")])
     await agent("attach", id=doomed["id"], files=[file_in("l", "l.log", b"l")])
     await agent.comment(doomed["id"], "bye")
     driver = ScheduleDriver(runtime)
 
-    advance(hours=23)
+    clock.advance(hours=23)
     assert driver.run_due() == 0
     assert raw_doc(runtime, seeded.account_id, doomed["id"]) is not None
 
-    advance(hours=1, seconds=1)
+    clock.advance(hours=1, seconds=1)
     assert driver.run_due() == 1
     assert raw_doc(runtime, seeded.account_id, doomed["id"]) is None
     assert raw_comments(runtime, seeded.account_id, doomed["id"]) == []
@@ -461,14 +434,14 @@ async def test_the_schedule_driver_deletes_an_expired_doc_with_its_comments_and_
     assert (await agent.read(id=kept["id"]))["title"] == "kept"
 
 
-async def test_a_fired_expiry_for_a_doc_saved_again_meanwhile_keeps_it_and_rearms(agent, runtime, seeded):
-    advance = frozen_clock(runtime)
+async def test_a_fired_expiry_for_a_doc_saved_again_meanwhile_keeps_it_and_rearms(agent, runtime, seeded, clock):
+    clock.set(START)
     saved = await agent.save(title="t", markdown="[a](a.txt)", ttlDays=1, files=[file_in("a", "a.txt", b"a")])
     doc_id = saved["id"]
     old_input = json.loads(expiry_schedule(runtime, seeded.account_id, doc_id)["Target"]["Input"])
-    advance(hours=20)
+    clock.advance(hours=20)
     resaved = await agent.save(id=doc_id, title="t", markdown="[a](a.txt) still")
-    advance(hours=4, seconds=1)  # the first expiry has passed
+    clock.advance(hours=4, seconds=1)  # the first expiry has passed
 
     assert fire_schedule.handle(old_input, runtime) == {"outcome": "extended"}
     doc = await agent.read(id=doc_id)
@@ -519,29 +492,29 @@ async def test_two_workspaces_of_an_account_share_docs_and_another_account_sees_
             assert_not_found(text, is_error, doc_id)
             assert "by B" not in text
         own = await outsider.save(title="stranger's", markdown="m")
-    listed = httpx.get(f"{live.url}/api/pano", headers=human(stranger.human_token))
+    listed = httpx.get(f"{live.url}/api/pano", headers=bearer(stranger.human_token))
     assert listed.status_code == 200 and [d["id"] for d in listed.json()] == [own["id"]]
-    mine = httpx.get(f"{live.url}/api/pano", headers=human(seeded.human_token)).json()
+    mine = httpx.get(f"{live.url}/api/pano", headers=bearer(seeded.human_token)).json()
     assert [d["id"] for d in mine] == [doc_id]
     doc = await agent.read(id=doc_id, includeComments=True, includeAttachments=True)
     assert (doc["title"], doc["commentCount"], doc["attachments"]) == ("by B", 1, [])
-    assert httpx.get(f"{live.url}/api/pano/{doc_id}", headers=human(stranger.human_token)).status_code == 404
+    assert httpx.get(f"{live.url}/api/pano/{doc_id}", headers=bearer(stranger.human_token)).status_code == 404
 
 
 # -- the human REST API -------------------------------------------------------------------------
 
 
-async def test_the_human_lists_reads_and_comments_on_the_accounts_unexpired_docs(live, runtime, seeded, agent):
-    advance = frozen_clock(runtime)
+async def test_the_human_lists_reads_and_comments_on_the_accounts_unexpired_docs(live, runtime, seeded, agent, clock):
+    clock.set(START)
     short = await agent.save(title="short", markdown="gone soon", ttlDays=1)
-    advance(seconds=1)
+    clock.advance(seconds=1)
     long = await agent.save(
         title="long", markdown="![c](c.png)", color="purple", files=[file_in("c", "c.png", b"PNG", "image/png")]
     )
     await agent("attach", id=long["id"], files=[file_in("l", "l.log", b"LOG", "text/plain")])
     await agent.comment(long["id"], "agent note")
 
-    listed = httpx.get(f"{live.url}/api/pano", headers=human(seeded.human_token))
+    listed = httpx.get(f"{live.url}/api/pano", headers=bearer(seeded.human_token))
     assert listed.status_code == 200
     assert [d["id"] for d in listed.json()] == [short["id"], long["id"]]
     assert all("markdown" not in d for d in listed.json())
@@ -550,12 +523,12 @@ async def test_the_human_lists_reads_and_comments_on_the_accounts_unexpired_docs
     assert (summary["attachmentCount"], summary["commentCount"]) == (1, 1)
 
     posted = httpx.post(
-        f"{live.url}/api/pano/{long['id']}/comments", headers=human(seeded.human_token), json={"comment": "human note"}
+        f"{live.url}/api/pano/{long['id']}/comments", headers=bearer(seeded.human_token), json={"comment": "human note"}
     )
     assert posted.status_code == 201, posted.text
     assert (posted.json()["comment"], posted.json()["by"]) == ("human note", "human")
 
-    doc = httpx.get(f"{live.url}/api/pano/{long['id']}", headers=human(seeded.human_token))
+    doc = httpx.get(f"{live.url}/api/pano/{long['id']}", headers=bearer(seeded.human_token))
     assert doc.status_code == 200
     body = doc.json()
     assert body["markdown"] == "![c](c.png)"
@@ -567,14 +540,16 @@ async def test_the_human_lists_reads_and_comments_on_the_accounts_unexpired_docs
     ]
     assert body["commentCount"] == 2
 
-    advance(days=1)  # `short` has expired, `long` has not
-    listed = httpx.get(f"{live.url}/api/pano", headers=human(seeded.human_token)).json()
+    clock.advance(days=1)  # `short` has expired, `long` has not
+    listed = httpx.get(f"{live.url}/api/pano", headers=bearer(seeded.human_token)).json()
     assert [d["id"] for d in listed] == [long["id"]]
-    assert_problem(httpx.get(f"{live.url}/api/pano/{short['id']}", headers=human(seeded.human_token)), 404, short["id"])
+    assert_problem(
+        httpx.get(f"{live.url}/api/pano/{short['id']}", headers=bearer(seeded.human_token)), 404, short["id"]
+    )
 
 
 async def test_the_human_api_answers_unknown_docs_with_404_problems(live, seeded):
-    headers = human(seeded.human_token)
+    headers = bearer(seeded.human_token)
     assert_problem(httpx.get(f"{live.url}/api/pano/{UNKNOWN}", headers=headers), 404, UNKNOWN)
     assert_problem(
         httpx.post(f"{live.url}/api/pano/{UNKNOWN}/comments", headers=headers, json={"comment": "x"}), 404, UNKNOWN
@@ -583,7 +558,7 @@ async def test_the_human_api_answers_unknown_docs_with_404_problems(live, seeded
 
 async def test_agent_tokens_cannot_use_the_human_pano_routes(live, seeded, agent):
     saved = await agent.save(title="t", markdown="m")
-    headers = human(seeded.agent_token)
+    headers = bearer(seeded.agent_token)
     assert httpx.get(f"{live.url}/api/pano", headers=headers).status_code == 403
     assert httpx.get(f"{live.url}/api/pano/{saved['id']}", headers=headers).status_code == 403
     posted = httpx.post(f"{live.url}/api/pano/{saved['id']}/comments", headers=headers, json={"comment": "x"})

@@ -7,8 +7,7 @@ from agent_workspace.local.stack import seed
 from agent_workspace.services import accounts
 from agent_workspace.store import keys
 from tests.integration.test_skills_mcp import partition, skill_md
-from tests.integration.test_tasks_api import assert_problem
-from tests.support import call
+from tests.support import assert_problem, call
 
 pytestmark = pytest.mark.anyio
 

@@ -13,7 +13,7 @@ from agent_workspace.domain.skills import FILE_MAX_BYTES, MAX_FILES, SKILL_MD_MA
 from agent_workspace.local.stack import seed
 from agent_workspace.services import accounts
 from agent_workspace.store import keys
-from tests.support import Agent, call, mcp_client
+from tests.support import Agent, call, connected
 
 pytestmark = pytest.mark.anyio
 
@@ -25,16 +25,20 @@ def skill_md(description: str = "Write release notes from merged PRs.", body: st
     return f"---\ndescription: {description}\n---\n{body}"
 
 
-@pytest.fixture
-async def agent(live, seeded):
-    async with mcp_client(live.url, seeded.agent_token) as client:
-        yield Agent(client)
-
-
 async def ok(agent: Agent, action: str, **payload) -> str:
     text, is_error = await agent("skills", action, **payload)
     assert not is_error, text
     return text
+
+
+async def assert_owners_release_notes(agent: Agent, description: str, a_md: str) -> None:
+    """The skill as its owner loads it: SKILL.md with `description`, and the one file a.md holding `a_md`."""
+    assert await loaded(agent, RELEASE) == {
+        "uri": RELEASE_MD,
+        "content": skill_md(description),
+        "files": [f"{RELEASE}/a.md"],
+    }
+    assert (await loaded(agent, f"{RELEASE}/a.md"))["content"] == a_md
 
 
 async def loaded(agent: Agent, uri: str) -> dict:
@@ -336,8 +340,8 @@ async def test_agents_racing_for_the_last_files_never_pass_256(live, runtime, se
     outcomes: list[tuple[str, bool]] = []
 
     async def write(number: int) -> None:
-        async with mcp_client(live.url, seeded.agent_token) as client:
-            outcomes.append(await Agent(client)("skills", "save", uri=f"{RELEASE}/race-{number}.md", content="x"))
+        async with connected(live.url, seeded.agent_token) as writer:
+            outcomes.append(await writer("skills", "save", uri=f"{RELEASE}/race-{number}.md", content="x"))
 
     async with anyio.create_task_group() as group:
         for number in range(8):
@@ -435,8 +439,7 @@ async def test_skills_belong_to_their_workspace_and_account(live, runtime, seede
     await ok(agent, "save", uri=f"{RELEASE}/a.md", content="secret file")
     _, other = accounts.create_workspace(runtime.accounts, seeded.account_id, "Other", "")
     for token in (other.token, seed(runtime).agent_token):
-        async with mcp_client(live.url, token) as client:
-            stranger = Agent(client)
+        async with connected(live.url, token) as stranger:
             assert await names(stranger) == []
             assert await names(stranger, q="secret") == []
             for uri in (RELEASE, f"{RELEASE}/a.md"):
@@ -454,12 +457,7 @@ async def test_skills_belong_to_their_workspace_and_account(live, runtime, seede
             # Its own skill of the same name is a different skill.
             await ok(stranger, "save", uri=RELEASE_MD, content=skill_md("mine"))
             assert (await loaded(stranger, RELEASE))["content"] == skill_md("mine")
-    assert await loaded(agent, RELEASE) == {
-        "uri": RELEASE_MD,
-        "content": skill_md("secret recipe"),
-        "files": [f"{RELEASE}/a.md"],
-    }
-    assert (await loaded(agent, f"{RELEASE}/a.md"))["content"] == "secret file"
+    await assert_owners_release_notes(agent, "secret recipe", "secret file")
 
 
 async def test_a_shared_skill_is_visible_and_read_only_where_it_is_shared(live, runtime, seeded, agent):
@@ -468,8 +466,7 @@ async def test_a_shared_skill_is_visible_and_read_only_where_it_is_shared(live, 
     target, issued = accounts.create_workspace(runtime.accounts, seeded.account_id, "Target", "")
     assert share(live, seeded, seeded.workspace_id, "release-notes", target.id).status_code == 201
 
-    async with mcp_client(live.url, issued.token) as client:
-        guest = Agent(client)
+    async with connected(live.url, issued.token) as guest:
         assert json.loads(await ok(guest, "search", q="release"))["skills"] == [
             {"name": "release-notes", "uri": RELEASE_MD, "description": "Write release notes.", "readOnly": True}
         ]
@@ -509,8 +506,10 @@ async def test_deleting_a_shared_skill_takes_it_out_of_one_workspace_and_the_las
         assert share(live, seeded, seeded.workspace_id, "release-notes", target.id).status_code == 201
     original = keys.skill_home_id(seeded.workspace_id, "release-notes")
 
-    async with mcp_client(live.url, first_token.token) as one, mcp_client(live.url, second_token.token) as two:
-        guest_one, guest_two = Agent(one), Agent(two)
+    async with (
+        connected(live.url, first_token.token) as guest_one,
+        connected(live.url, second_token.token) as guest_two,
+    ):
         assert await ok(guest_one, "delete", uri=RELEASE) == (
             "skill release-notes removed from this workspace; it stays in the 2 other workspaces that use it"
         )
@@ -531,12 +530,7 @@ async def test_deleting_a_shared_skill_takes_it_out_of_one_workspace_and_the_las
 
         assert await ok(guest_two, "delete", uri=RELEASE) == "skill release-notes deleted: no other workspace used it"
         assert partition(runtime, original) == []
-    assert await loaded(agent, RELEASE) == {
-        "uri": RELEASE_MD,
-        "content": skill_md("Rewritten."),
-        "files": [f"{RELEASE}/a.md"],
-    }
-    assert (await loaded(agent, f"{RELEASE}/a.md"))["content"] == "new a"
+    await assert_owners_release_notes(agent, "Rewritten.", "new a")
 
 
 async def test_the_owner_deleting_an_unshared_skill_after_unsharing_deletes_it(live, runtime, seeded, agent):
@@ -562,8 +556,8 @@ async def test_racing_skill_md_saves_all_land_and_every_workspace_shows_the_fina
     outcomes: list[tuple[str, bool]] = []
 
     async def write(number: int) -> None:
-        async with mcp_client(live.url, seeded.agent_token) as client:
-            saved = await Agent(client)("skills", "save", uri=RELEASE_MD, content=skill_md(f"Version {number}."))
+        async with connected(live.url, seeded.agent_token) as writer:
+            saved = await writer("skills", "save", uri=RELEASE_MD, content=skill_md(f"Version {number}."))
             outcomes.append(saved)
 
     async with anyio.create_task_group() as group:
@@ -574,8 +568,8 @@ async def test_racing_skill_md_saves_all_land_and_every_workspace_shows_the_fina
     final = (await loaded(agent, RELEASE))["content"]
     description = final.split("\n")[1].removeprefix("description: ")
     for _, issued in guests:
-        async with mcp_client(live.url, issued.token) as client:
-            assert json.loads(await ok(Agent(client), "search"))["skills"][0]["description"] == description
+        async with connected(live.url, issued.token) as reader:
+            assert json.loads(await ok(reader, "search"))["skills"][0]["description"] == description
     assert json.loads(await ok(agent, "search"))["skills"][0]["description"] == description
 
 

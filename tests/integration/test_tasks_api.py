@@ -7,72 +7,18 @@ import httpx
 import pytest
 
 from agent_workspace.local.stack import seed
-from tests.support import b64, call, download_presigned
+from tests.support import PROBLEM, TasksApi, assert_problem, b64, call, download_presigned
 
-PROBLEM = "application/problem+json"
 CONTENT = bytes(range(256)) * 3  # every byte value: base64 and the presigned link must both be byte-exact
-
-
-def human(token: str) -> dict:
-    return {"authorization": f"Bearer {token}"}
 
 
 def attachment(ident: str, data: bytes = CONTENT, **overrides: str) -> dict:
     return {"id": ident, "filename": "dump.bin", "mimeType": "application/octet-stream", "data": b64(data), **overrides}
 
 
-class Api:
-    """The tasks routes of one workspace, as one human."""
-
-    def __init__(self, live, workspace_id: str, token: str) -> None:
-        self.base = f"{live.url}/api/workspaces/{workspace_id}/tasks"
-        self.headers = human(token)
-
-    def listing(self, **params) -> httpx.Response:
-        return httpx.get(self.base, params=params, headers=self.headers)
-
-    def create(self, **body) -> httpx.Response:
-        return httpx.post(self.base, json=body, headers=self.headers)
-
-    def get(self, task_id: str, **params) -> httpx.Response:
-        return httpx.get(f"{self.base}/{task_id}", params=params, headers=self.headers)
-
-    def post_message(self, task_id: str, **body) -> httpx.Response:
-        return httpx.post(f"{self.base}/{task_id}/messages", json=body, headers=self.headers)
-
-    def patch(self, task_id: str, **body) -> httpx.Response:
-        return httpx.patch(f"{self.base}/{task_id}", json=body, headers=self.headers)
-
-    def attachment(self, task_id: str, attachment_id: str, **params) -> httpx.Response:
-        return httpx.get(f"{self.base}/{task_id}/attachments/{attachment_id}", params=params, headers=self.headers)
-
-    def new_task(self, title: str = "Update the changelog", **body) -> dict:
-        response = self.create(title=title, body=body.pop("body", "Add the 0.2 entries."), **body)
-        assert response.status_code == 201, response.text
-        return response.json()
-
-    def ids(self, **params) -> list[str]:
-        response = self.listing(**params)
-        assert response.status_code == 200, response.text
-        return [t["id"] for t in response.json()["tasks"]]
-
-
 @pytest.fixture
-def api(live, seeded) -> Api:
-    return Api(live, seeded.workspace_id, seeded.human_token)
-
-
-def assert_problem(response: httpx.Response, status: int, *words: str) -> dict:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"] == PROBLEM
-    problem = response.json()
-    assert set(problem) == {"type", "title", "status", "detail"}
-    assert problem["type"] == "about:blank"
-    assert problem["status"] == status
-    assert problem["title"]
-    for word in words:
-        assert word in problem["detail"], problem["detail"]
-    return problem
+def api(live, seeded) -> TasksApi:
+    return TasksApi(live, seeded.workspace_id, seeded.human_token)
 
 
 def stored_objects(runtime, workspace_id: str) -> list[str]:
@@ -316,19 +262,24 @@ def test_an_unknown_task_or_attachment_gets_404_problem_json(api):
     assert_problem(api.attachment(task_id, "missing"), 404, "missing")
 
 
+def every_route(api: TasksApi, task_id: str, attachment_id: str) -> list[httpx.Response]:
+    """One request to each route of the tasks API with `api`'s token, each of which would change or show something."""
+    return [
+        api.listing(),
+        api.create(title="Intruder", body=""),
+        api.get(task_id),
+        api.post_message(task_id, text="hello"),
+        api.patch(task_id, status="completed"),
+        api.attachment(task_id, attachment_id),
+        api.attachment(task_id, attachment_id, format="base64"),
+    ]
+
+
 def test_another_accounts_human_gets_404_on_every_route_and_changes_nothing(live, runtime, seeded, api):
     task_id = api.new_task(attachments=[attachment("spec")])["id"]
-    stranger = Api(live, seeded.workspace_id, seed(runtime).human_token)
+    stranger = TasksApi(live, seeded.workspace_id, seed(runtime).human_token)
 
-    for response in (
-        stranger.listing(),
-        stranger.create(title="Intruder", body=""),
-        stranger.get(task_id),
-        stranger.post_message(task_id, text="hello"),
-        stranger.patch(task_id, status="completed"),
-        stranger.attachment(task_id, "spec"),
-        stranger.attachment(task_id, "spec", format="base64"),
-    ):
+    for response in every_route(stranger, task_id, "spec"):
         assert_problem(response, 404, f"no workspace {seeded.workspace_id}")
 
     assert api.ids() == [task_id]
@@ -338,16 +289,9 @@ def test_another_accounts_human_gets_404_on_every_route_and_changes_nothing(live
 
 def test_an_agent_token_gets_403_and_no_token_401(live, seeded, api):
     task_id = api.new_task()["id"]
-    as_agent = Api(live, seeded.workspace_id, seeded.agent_token)
+    as_agent = TasksApi(live, seeded.workspace_id, seeded.agent_token)
 
-    for response in (
-        as_agent.listing(),
-        as_agent.create(title="t", body=""),
-        as_agent.get(task_id),
-        as_agent.post_message(task_id, text="hello"),
-        as_agent.patch(task_id, status="completed"),
-        as_agent.attachment(task_id, "x"),
-    ):
+    for response in every_route(as_agent, task_id, "x"):
         assert_problem(response, 403, "human token")
 
     anonymous = httpx.get(api.base)

@@ -2,7 +2,7 @@
 
 import base64
 import json
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 import pytest
 
@@ -15,25 +15,8 @@ from tests.support import CREATED, Agent, b64, download_presigned, mcp_client
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-async def agent(live, seeded):
-    async with mcp_client(live.url, seeded.agent_token) as client:
-        yield Agent(client)
-
-
 def attachment(ident: str, data: bytes, filename: str = "notes.txt", mime: str = "text/plain") -> dict:
     return {"id": ident, "filename": filename, "mimeType": mime, "data": b64(data)}
-
-
-def frozen_clock(runtime, start: datetime):
-    """Replace the runtime's clock with one the test moves forward; returns the mover."""
-    now = [start]
-    runtime.clock = lambda: now[0]
-
-    def advance(**delta) -> None:
-        now[0] = now[0] + timedelta(**delta)
-
-    return advance
 
 
 # -- create and read --------------------------------------------------------------------------
@@ -86,12 +69,14 @@ async def test_update_status_is_kept_in_history_counted_and_takes_the_task_off_t
     assert (await agent.get())["id"] == task_id  # back in the queue
 
 
-async def test_a_change_stamped_by_a_clock_behind_the_last_one_keeps_the_history_in_order(agent, runtime, seeded):
+async def test_a_change_stamped_by_a_clock_behind_the_last_one_keeps_the_history_in_order(
+    agent, runtime, seeded, clock
+):
     # Two instances' clocks differ a little, and a change that lost a race is applied after a later one.
-    advance = frozen_clock(runtime, datetime(2026, 12, 2, 9, 0, 5, tzinfo=UTC))
+    clock.set(datetime(2026, 12, 2, 9, 0, 5, tzinfo=UTC))
     task_id = await agent.create(title="t", body="b")
     await agent("task", "updateStatus", taskId=task_id, status="ongoing")
-    advance(seconds=-3)
+    clock.advance(seconds=-3)
     await agent("task", "updateStatus", taskId=task_id, status="blocked")
 
     stored = runtime.tasks.get(seeded.workspace_id, task_id)
@@ -109,17 +94,19 @@ async def test_a_status_outside_the_five_is_refused_naming_the_field(agent):
     assert text.startswith("task updateStatus: field 'status' must be 'ongoing', 'completed', 'blocked'")
 
 
-async def test_an_unstarted_claim_expires_after_the_lease_and_the_task_returns_to_the_queue(live, runtime, seeded):
-    advance = frozen_clock(runtime, datetime(2026, 12, 1, 9, 0, tzinfo=UTC))
+async def test_an_unstarted_claim_expires_after_the_lease_and_the_task_returns_to_the_queue(
+    live, runtime, seeded, clock
+):
+    clock.set(datetime(2026, 12, 1, 9, 0, tzinfo=UTC))
     other = accounts.issue_token(runtime.accounts, TokenKind.AGENT, seeded.account_id, seeded.workspace_id).token
     async with mcp_client(live.url, seeded.agent_token) as first, mcp_client(live.url, other) as second:
         crashed, healthy = Agent(first), Agent(second)
         task_id = await crashed.create(title="t", body="b")
         assert (await crashed.get())["id"] == task_id
         assert (await healthy("task", "get"))[0] == "null"
-        advance(seconds=runtime.settings.claim_lease_seconds - 1)
+        clock.advance(seconds=runtime.settings.claim_lease_seconds - 1)
         assert (await healthy("task", "get"))[0] == "null"
-        advance(seconds=2)
+        clock.advance(seconds=2)
         reclaimed = await healthy.get()
         assert reclaimed["id"] == task_id
         assert reclaimed["claim"]["claimedAt"] == "2026-12-01T09:30:01.000Z"
@@ -209,10 +196,9 @@ async def test_bad_attachments_are_refused_and_nothing_is_stored(agent, runtime,
     assert listed.get("KeyCount", 0) == 0
 
 
-async def test_an_attachment_past_its_retention_is_an_error(agent, runtime):
-    advance = frozen_clock(runtime, datetime.now(UTC))
+async def test_an_attachment_past_its_retention_is_an_error(agent, runtime, clock):
     task_id = await agent.create(title="t", body="b", attachments=[attachment("old", b"x")])
-    advance(days=runtime.settings.attachment_retention_days, seconds=1)
+    clock.advance(days=runtime.settings.attachment_retention_days, seconds=1)
     for fmt in ("url", "base64"):
         text, is_error = await agent("task", "getAttachment", taskId=task_id, attachmentId="old", format=fmt)
         assert is_error and "expired" in text and "30 days" in text

@@ -1,7 +1,7 @@
 """Tokens under hostile use: how many may be minted, the account's last human token, what a made-up token costs.
 
 Over real HTTP against uvicorn; DynamoDB requests are counted with botocore's `before-call` event on the
-session's client (as `scripts/bench.py` section (c) does), so "costs a read, not a write" is asserted exactly.
+session's client (as test_request_budget.py counts them), so "costs a read, not a write" is asserted exactly.
 """
 
 import threading
@@ -15,7 +15,8 @@ from agent_workspace.domain.tokens import AGENT_TOKENS_PER_WORKSPACE, HUMAN_TOKE
 from agent_workspace.store import keys
 from agent_workspace.store.accounts import AccountStore
 from agent_workspace.store.dynamo import key
-from tests.integration.test_auth_and_api import human, workspace_get
+from tests.integration.test_auth_and_api import workspace_get
+from tests.support import assert_problem, bearer
 
 DDB_WRITES = {"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems"}
 
@@ -45,24 +46,17 @@ def human_tokens(live) -> str:
 
 
 def mint(url: str, token: str) -> httpx.Response:
-    return httpx.post(url, headers=human(token), timeout=10)
+    return httpx.post(url, headers=bearer(token), timeout=10)
 
 
 def revoke(url: str, token_id: str, token: str) -> httpx.Response:
-    return httpx.delete(f"{url}/{token_id}", headers=human(token), timeout=10)
+    return httpx.delete(f"{url}/{token_id}", headers=bearer(token), timeout=10)
 
 
 def listed(url: str, token: str) -> list[dict]:
-    response = httpx.get(url, headers=human(token), timeout=10)
+    response = httpx.get(url, headers=bearer(token), timeout=10)
     assert response.status_code == 200, response.text
     return response.json()
-
-
-def assert_problem(response: httpx.Response, status: int, *words: str) -> None:
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"] == "application/problem+json"
-    detail = response.json()["detail"]
-    assert all(word in detail for word in words), detail
 
 
 # -- caps on minting -----------------------------------------------------------------------------
@@ -136,7 +130,7 @@ def test_the_accounts_last_human_token_cannot_be_revoked(live, seeded):
 
     spare = mint(url, seeded.human_token).json()
     assert revoke(url, only["id"], seeded.human_token).status_code == 204  # with a spare, any one may go
-    assert httpx.get(f"{live.url}/api/workspaces", headers=human(seeded.human_token)).status_code == 401
+    assert httpx.get(f"{live.url}/api/workspaces", headers=bearer(seeded.human_token)).status_code == 401
     assert_problem(revoke(url, spare["id"], spare["humanToken"]), 409, "last human token")
 
 
@@ -185,7 +179,7 @@ def test_two_concurrent_revocations_of_the_last_two_human_tokens_leave_one(live,
 
 def test_an_unknown_token_is_refused_after_one_read_and_no_write(live, seeded, requests_sent):
     for attempt in range(3):
-        assert httpx.get(f"{live.url}/api/workspaces", headers=human(f"aw_human_made-up-{attempt}")).status_code == 401
+        assert httpx.get(f"{live.url}/api/workspaces", headers=bearer(f"aw_human_made-up-{attempt}")).status_code == 401
         assert workspace_get(live, f"aw_agent_made-up-{attempt}").status_code == 401
     assert requests_sent == {"GetItem": 6}
 
@@ -194,12 +188,12 @@ def test_a_known_token_costs_one_write_per_request_once_this_instance_has_seen_i
     """The first request of a token on an instance reads it first (one read per instance, not per request);
     from then on the one conditional UpdateItem resolves and counts it, as before."""
     listing = f"{live.url}/api/workspaces"
-    assert httpx.get(listing, headers=human(seeded.human_token)).status_code == 200
+    assert httpx.get(listing, headers=bearer(seeded.human_token)).status_code == 200
     # The read, the count (failing: no minute open yet), the minute opened, the listing's Query.
     assert requests_sent == {"GetItem": 1, "UpdateItem": 2, "Query": 1}
     requests_sent.clear()
     for _ in range(3):
-        assert httpx.get(listing, headers=human(seeded.human_token)).status_code == 200
+        assert httpx.get(listing, headers=bearer(seeded.human_token)).status_code == 200
     assert requests_sent == {"UpdateItem": 3, "Query": 3}
 
 

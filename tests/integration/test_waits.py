@@ -91,6 +91,18 @@ def counting(monkeypatch, store: Any, name: str) -> list[float]:
     return calls
 
 
+def hang_up_after_two_reads(url: str, method: str, path: str, headers: dict[str, str], body: bytes, reads: list[float],
+                            ended: dict[str, Any]) -> float:  # fmt: skip
+    """Send the request, hang up once the wait serving it has read the store twice, and wait for that wait to end
+    (`ended`, from `recording`): how many seconds after the hang-up it ended. No read comes after its end."""
+    with request_left_open(url, method, path, headers, body):
+        wait_until(lambda: len(reads) >= 2, 10, "the wait reads the store")
+    hung_up = time.monotonic()
+    wait_until(lambda: ended, 5, "the wait ends after the hang-up")
+    assert all(read <= ended["at"] for read in reads)
+    return ended["at"] - hung_up
+
+
 def new_task(runtime, seeded) -> str:
     return create_task(runtime, Actor("human", seeded.account_id, seeded.workspace_id, "t"), NewTask("Release", "")).id
 
@@ -137,13 +149,9 @@ def test_an_elicit_whose_client_hangs_up_stops_reading_the_store(live, runtime, 
     body = tool_call("task", "elicit", {"taskId": new_task(runtime, seeded), "message": "Ship?", "mode": "url",
                                         "url": "https://x.example", "timeoutSeconds": 600})  # fmt: skip
 
-    with request_left_open(live.url, "POST", "/mcp", {**MCP, "authorization": f"Bearer {seeded.agent_token}"}, body):
-        wait_until(lambda: len(reads) >= 2, 10, "the wait reads the question")
-    hung_up = time.monotonic()
-
-    wait_until(lambda: ended, 5, "the wait ends after the hang-up")
-    assert ended["at"] - hung_up < 4 and ended["result"]["action"] == "pending"
-    assert all(read <= ended["at"] for read in reads)
+    agent = {**MCP, "authorization": f"Bearer {seeded.agent_token}"}
+    assert hang_up_after_two_reads(live.url, "POST", "/mcp", agent, body, reads, ended) < 4
+    assert ended["result"]["action"] == "pending"
 
 
 def test_a_site_call_whose_client_hangs_up_stops_reading_the_store(live, runtime, seeded, monkeypatch):
@@ -156,13 +164,9 @@ def test_a_site_call_whose_client_hangs_up_stops_reading_the_store(live, runtime
     body = tool_call("siteTools", "call", {"taskId": new_task(runtime, seeded), "site": "https://ci.example",
                                            "tool": "deploy", "arguments": {}})  # fmt: skip
 
-    with request_left_open(live.url, "POST", "/mcp", {**MCP, "authorization": f"Bearer {seeded.agent_token}"}, body):
-        wait_until(lambda: len(reads) >= 2, 10, "the wait reads the call (pending the human's decision)")
-    hung_up = time.monotonic()
-
-    wait_until(lambda: ended, 5, "the wait ends after the hang-up")
-    assert ended["at"] - hung_up < 3 and ended["result"]["status"] == "pending"
-    assert all(read <= ended["at"] for read in reads)
+    agent = {**MCP, "authorization": f"Bearer {seeded.agent_token}"}
+    assert hang_up_after_two_reads(live.url, "POST", "/mcp", agent, body, reads, ended) < 3  # pending the human
+    assert ended["result"]["status"] == "pending"
 
 
 def test_a_bridge_poll_whose_browser_hangs_up_ends_without_claiming_anything(live, runtime, seeded, monkeypatch):
@@ -170,13 +174,8 @@ def test_a_bridge_poll_whose_browser_hangs_up_ends_without_claiming_anything(liv
     ended = recording(monkeypatch, site_tools, "poll_calls")
 
     human = {"authorization": f"Bearer {seeded.human_token}"}
-    with request_left_open(live.url, "GET", "/api/bridge/calls?wait=25", human):
-        wait_until(lambda: len(reads) >= 2, 10, "the poll reads the queue")
-    hung_up = time.monotonic()
-
-    wait_until(lambda: ended, 5, "the poll ends after the hang-up")
-    assert ended["at"] - hung_up < 2 and ended["result"] == []
-    assert all(read <= ended["at"] for read in reads)
+    assert hang_up_after_two_reads(live.url, "GET", "/api/bridge/calls?wait=25", human, b"", reads, ended) < 2
+    assert ended["result"] == []
 
 
 # -- `make serve` stops at once -------------------------------------------------------------------------

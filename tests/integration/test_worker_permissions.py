@@ -21,7 +21,7 @@ from agent_workspace.store.clients import AwsClients
 from agent_workspace.store.schedules import schedule_name
 from agent_workspace.tools.task import AttachmentIn
 from tests.contract.test_iam import ACTIONS, PASSES_ROLE, grants
-from tests.support import FUNCTION_NAMES, ROOT, LambdaContext, b64, load_function
+from tests.support import FUNCTION_NAMES, ROOT, Clock, LambdaContext, b64, load_function
 
 
 @pytest.fixture
@@ -72,7 +72,7 @@ def test_firing_a_cron_template_with_a_file_needs_nothing_the_schedule_role_lack
         runtime, human(seeded), NewTask(title="t", body="b", cron_schedule="30 * * * *", attachments=(attachment,))
     )
     fired = runtime.schedules.get(schedule_name(seeded.workspace_id, template.id)).input
-    function._runtime.clock = lambda: parse_iso(fired["fireAt"])
+    function._runtime.clock = Clock(parse_iso(fired["fireAt"]))
     recorded.clear()  # only what the function sends from here on
 
     result = function.handler(fired, LambdaContext(FUNCTION_NAMES["schedule"], remaining_ms=60_000))
@@ -92,7 +92,7 @@ def test_expiring_a_pano_doc_with_files_needs_nothing_the_schedule_role_lacks(ru
             Name=f"pano-{seeded.account_id}-{doc.id}", GroupName=runtime.settings.schedule_group
         )["Target"]["Input"]
     )
-    function._runtime.clock = lambda: parse_iso(doc.expires_at) + timedelta(seconds=1)
+    function._runtime.clock = Clock(parse_iso(doc.expires_at) + timedelta(seconds=1))
     recorded.clear()
 
     result = function.handler(fired, LambdaContext(FUNCTION_NAMES["schedule"], remaining_ms=60_000))

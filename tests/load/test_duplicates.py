@@ -75,9 +75,8 @@ def test_every_publication_delivered_three_times_at_once_makes_one_trigger_task_
     )
 
 
-def test_every_cron_firing_delivered_three_times_at_once_makes_one_run(runtime, seeded, report):
-    now = [datetime(2026, 12, 2, 14, 0, tzinfo=UTC)]
-    runtime.clock = lambda: now[0]
+def test_every_cron_firing_delivered_three_times_at_once_makes_one_run(runtime, seeded, report, clock):
+    clock.set(datetime(2026, 12, 2, 14, 0, tzinfo=UTC))
     human = Actor("human", seeded.account_id, seeded.workspace_id, "tok-human")
     templates = [
         create_task(runtime, human, NewTask(title=f"report {n}", body="", cron_schedule="30 * * * *")).id
@@ -91,7 +90,7 @@ def test_every_cron_firing_delivered_three_times_at_once_makes_one_run(runtime, 
             runtime.schedules.get(schedule_name(seeded.workspace_id, template_id)).input for template_id in templates
         ]
         (fire_at,) = {payload["fireAt"] for payload in inputs}
-        now[0] = parse_iso(fire_at)  # Scheduler delivers on time
+        clock.set(parse_iso(fire_at))  # Scheduler delivers on time
         deliveries = [json.loads(json.dumps(payload)) for payload in inputs for _ in range(COPIES)]
         random.Random(firing).shuffle(deliveries)
         with ThreadPoolExecutor(THREADS) as pool:

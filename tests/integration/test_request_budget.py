@@ -1,0 +1,340 @@
+"""AWS requests per tools/call, held to each action's budget: an action that comes to need another DynamoDB or S3
+request fails here, not on the bill.
+
+The deployed handler (functions/api/app.py) runs in-process against moto, as a warm Lambda runs it; botocore's
+`before-call` event counts every request its clients send, the bearer-token lookup (`AccountStore.admit`) apart
+from the action's own. Each action is called once to warm up, then measured on each of the calls after it.
+"""
+
+import json
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from agent_workspace.domain.models import Actor
+from agent_workspace.local.stack import Seed, local_runtime, seed
+from agent_workspace.runtime import Runtime
+from agent_workspace.services import accounts
+from agent_workspace.services import skills as skill_service
+from agent_workspace.services.tasks import NewTask, create_task
+from agent_workspace.store.tasks import TaskStore
+from tests.integration.test_lambda_handler import Lambda, load_event, result_of, text_of
+from tests.support import CREATED, b64, load_function
+
+CALLS = 3  # per action: a warm-up, then the calls held to the budget
+BACKLOG = 2_000  # the long queue a dequeue must not notice (against 10): moto's index Query reads every item
+DDB_READS = {"GetItem", "Query", "Scan", "BatchGetItem", "TransactGetItems"}
+DDB_WRITES = {"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems"}
+
+
+# -- budgets -------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Goal:
+    text: str
+    met: Callable[[Counter[str]], bool]
+
+
+def _dynamodb(requests: Counter[str]) -> Counter[str]:
+    return Counter({name.removeprefix("DynamoDB "): n for name, n in requests.items() if name.startswith("DynamoDB ")})
+
+
+def one_write(puts: int = 0) -> Goal:
+    """One DynamoDB write (a transaction counts as one), and an S3 PutObject per attachment: nothing else."""
+
+    def met(requests: Counter[str]) -> bool:
+        ddb = _dynamodb(requests)
+        others = Counter({name: n for name, n in requests.items() if not name.startswith("DynamoDB ")})
+        return (
+            sum(ddb.values()) == 1
+            and set(ddb) <= DDB_WRITES
+            and others == Counter({"S3 PutObject": puts} if puts else {})
+        )
+
+    return Goal(f"1 write + {puts} S3 PutObject" if puts else "1 write", met)
+
+
+def reads_at_most(limit: int) -> Goal:
+    def met(requests: Counter[str]) -> bool:
+        ddb = _dynamodb(requests)
+        return sum(ddb.values()) == sum(requests.values()) <= limit and set(ddb) <= DDB_READS
+
+    return Goal(f"<= {limit} DynamoDB reads", met)
+
+
+def requests_at_most(limit: int) -> Goal:
+    return Goal(f"<= {limit} requests", lambda requests: sum(requests.values()) <= limit)
+
+
+# -- the handler, watched ---------------------------------------------------------------------------------
+
+
+class Watched:
+    """functions/api/app.py on one runtime's resources, each tools/call answered with the requests it sent."""
+
+    def __init__(self, module: Any) -> None:
+        self._lambda = Lambda(module.handler)
+        self._counting: Counter[str] | None = None  # where a request is counted now: None outside a call
+        self._auth: Counter[str] = Counter()
+        self._action: Counter[str] = Counter()
+        runtime = module._asgi.app.state.runtime  # the handler's own: its clients are the ones to watch
+        for client in (runtime.clients.dynamodb, runtime.clients.s3, runtime.clients.sqs, runtime.clients.scheduler):
+            client.meta.events.register("before-call", self._count)
+        admit = runtime.accounts.admit
+
+        def admit_as_auth(*args: Any) -> Any:
+            with self._counting_into(self._auth):
+                return admit(*args)
+
+        runtime.accounts.admit = admit_as_auth
+
+    def _count(self, model: Any, **_: Any) -> None:
+        if self._counting is not None:
+            self._counting[f"{model.service_model.service_id} {model.name}"] += 1
+
+    @contextmanager
+    def _counting_into(self, counter: Counter[str]) -> Iterator[None]:
+        outer, self._counting = self._counting, counter
+        try:
+            yield
+        finally:
+            self._counting = outer
+
+    def call(self, token: str, tool: str, arguments: dict[str, Any]) -> tuple[str, Counter[str], Counter[str]]:
+        """(the answer's text, the action's own requests, the token lookup's)."""
+        body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}
+        self._auth, self._action = Counter(), Counter()
+        with self._counting_into(self._action):
+            reply = self._lambda.invoke(load_event("mcp_tools_call_help.json", token, body))
+        result = result_of(reply)
+        assert not result.get("isError"), text_of(result)
+        return text_of(result), self._action, self._auth
+
+    def ok(self, token: str, tool: str, action: str, **payload: Any) -> str:
+        return self.call(token, tool, {"action": action, "payload": payload})[0]
+
+
+@dataclass
+class Made:
+    """The module's workspace and what the measured calls act on, made through the handler beforehand."""
+
+    runtime: Runtime
+    seeded: Seed
+    handler: Watched
+    plain: list[str]  # task ids, one per call
+    with_files: list[str]  # tasks with the attachments a1 and a2, one per call
+    guest_token: str  # of another workspace of the account, which the skill shared-0 is shared into
+    empty_token: str  # of a workspace whose queue stays empty
+
+
+def attachments(*ids: str) -> list[dict[str, str]]:
+    return [{"id": i, "filename": f"{i}.txt", "mimeType": "text/plain", "data": b64(b"budget\n" * 8)} for i in ids]
+
+
+def skill_md(description: str, i: int) -> str:
+    return f"---\ndescription: {description}\n---\n# Budget skill\nSaved {i} times.\n"
+
+
+def created_id(text: str) -> str:
+    match = CREATED.match(text)
+    assert match, text
+    return match.group(1)
+
+
+@pytest.fixture(scope="module")
+def made(moto_endpoint, aws_clients) -> Iterator[Made]:
+    runtime = local_runtime(moto_endpoint, clients=aws_clients)
+    seeded = seed(runtime)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        handler = Watched(load_function("api", runtime, monkeypatch))
+        token = seeded.agent_token
+        plain = [created_id(handler.ok(token, "task", "create", title=f"plain {i}", body="b")) for i in range(CALLS)]
+        with_files = [
+            created_id(
+                handler.ok(token, "task", "create", title=f"files {i}", body="b", attachments=attachments("a1", "a2"))
+            )
+            for i in range(CALLS)
+        ]
+        for i in range(CALLS):
+            handler.ok(token, "memory", "save", name="budget.md", content=f"revision {i}")
+            handler.ok(token, "skills", "save", uri="skill://budget/SKILL.md", content=skill_md("A budget skill.", i))
+            handler.ok(token, "skills", "save", uri=f"skill://budget/notes/{i}.md", content=f"note {i}")
+            handler.ok(token, "skills", "save", uri=f"skill://budget/trash/{i}.md", content=f"trash {i}")
+        handler.ok(token, "skills", "save", uri="skill://shared-0/SKILL.md", content=skill_md("A shared skill.", 0))
+        guest, guest_token = accounts.create_workspace(runtime.accounts, seeded.account_id, "Guest", "Shared into.")
+        skill_service.share(runtime, seeded.workspace_id, "shared-0", guest.id)
+        _, empty_token = accounts.create_workspace(runtime.accounts, seeded.account_id, "Empty", "Nothing queued.")
+        yield Made(runtime, seeded, handler, plain, with_files, guest_token.token, empty_token.token)
+
+
+# -- each action within its budget ----------------------------------------------------------------------------
+
+
+def act(action: str, **payload: Any) -> dict[str, Any]:
+    """The arguments of a tools/call for one action."""
+    return {"action": action, "payload": payload}
+
+
+@dataclass(frozen=True)
+class Case:
+    goal: Goal
+    tool: str
+    arguments: Callable[[Made, int], dict[str, Any]]  # the i-th call's
+    token: Callable[[Made], str] = lambda made: made.seeded.agent_token
+    answered: Callable[[str], bool] = lambda text: True
+
+
+def dequeued(text: str) -> bool:
+    return json.loads(text) is not None
+
+
+CASES = {
+    "task create": Case(one_write(), "task", lambda m, i: act("create", title=f"new {i}", body="b")),
+    "task create, 2 attachments": Case(
+        one_write(puts=2),
+        "task",
+        lambda m, i: act("create", title=f"files {i}", body="b", attachments=attachments("a1", "a2")),
+    ),
+    "task create, cronSchedule": Case(
+        requests_at_most(2),
+        "task",
+        lambda m, i: act("create", title=f"hourly {i}", body="b", cronSchedule="30 * * * *"),
+    ),
+    "workspace publishEvent": Case(
+        requests_at_most(2), "workspace", lambda m, i: act("publishEvent", name="budget_done", payload=f"run {i}")
+    ),
+    "task get by id": Case(reads_at_most(2), "task", lambda m, i: act("get", taskId=m.plain[i])),
+    "task get by id, includeConversation": Case(
+        reads_at_most(2), "task", lambda m, i: act("get", taskId=m.with_files[i], includeConversation=True)
+    ),
+    "task get (dequeue)": Case(requests_at_most(2), "task", lambda m, i: act("get"), answered=dequeued),
+    "task get (dequeue), queue empty": Case(
+        requests_at_most(2),
+        "task",
+        lambda m, i: act("get"),
+        token=lambda m: m.empty_token,
+        answered=lambda text: json.loads(text) is None,
+    ),
+    "memory save": Case(requests_at_most(2), "memory", lambda m, i: act("save", name="budget.md", content=f"v{i}")),
+    "memory save, expectedRevision": Case(
+        requests_at_most(2),
+        "memory",
+        lambda m, i: act("save", name="checked.md", content=f"v{i}", expectedRevision=i),
+    ),
+    "memory load": Case(reads_at_most(1), "memory", lambda m, i: act("load", name="budget.md")),
+    "memory load, a revision": Case(
+        reads_at_most(1), "memory", lambda m, i: act("load", name="budget.md", revision=i + 1)
+    ),
+    "skills save SKILL.md, new skill": Case(
+        requests_at_most(2),
+        "skills",
+        lambda m, i: act("save", uri=f"skill://new-{i}/SKILL.md", content=skill_md("New.", i)),
+    ),
+    "skills save SKILL.md": Case(
+        requests_at_most(2),
+        "skills",
+        lambda m, i: act("save", uri="skill://budget/SKILL.md", content=skill_md("A budget skill.", CALLS + i)),
+    ),
+    "skills save another file": Case(
+        requests_at_most(2), "skills", lambda m, i: act("save", uri=f"skill://budget/more/{i}.md", content=f"{i}")
+    ),
+    "skills load": Case(reads_at_most(1), "skills", lambda m, i: act("load", uri="skill://budget")),
+    "skills load a file": Case(
+        reads_at_most(1), "skills", lambda m, i: act("load", uri=f"skill://budget/notes/{i}.md")
+    ),
+    "skills search": Case(reads_at_most(1), "skills", lambda m, i: act("search", q="budget")),
+    "skills delete a file": Case(
+        requests_at_most(2), "skills", lambda m, i: act("delete", uri=f"skill://budget/trash/{i}.md")
+    ),
+    "skills load, shared into the workspace": Case(
+        reads_at_most(2), "skills", lambda m, i: act("load", uri="skill://shared-0"), token=lambda m: m.guest_token
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_each_action_sends_no_more_aws_requests_than_its_budget(made, name):
+    case = CASES[name]
+    sent = []
+    for i in range(CALLS):
+        text, requests, _ = made.handler.call(case.token(made), case.tool, case.arguments(made, i))
+        assert case.answered(text), text[:300]
+        sent.append(requests)
+    for requests in sent[1:]:  # the first call warms up
+        assert case.goal.met(requests), f"{name}: {dict(requests)} is over the budget ({case.goal.text})"
+
+
+def test_a_known_bearer_token_costs_one_write_per_call(made):
+    """One UpdateItem resolves the token and counts the call against its rate limit; the first call of a minute
+    opens the minute with a second."""
+    for _ in range(CALLS):
+        _, _, auth = made.handler.call(made.seeded.agent_token, "help", {})
+    assert set(auth) == {"DynamoDB UpdateItem"} and auth["DynamoDB UpdateItem"] in (1, 2), auth
+
+
+# -- a dequeue does not notice how long the queue is ---------------------------------------------------------
+
+
+class _Recorder:
+    """Stands in for the DynamoDB client under a TaskStore: keeps the transactions instead of sending them."""
+
+    def __init__(self) -> None:
+        self.transactions: list[list[dict[str, Any]]] = []
+
+    def transact_write_items(self, TransactItems: list[dict[str, Any]]) -> dict[str, Any]:  # noqa: N803 (boto3's)
+        self.transactions.append(TransactItems)
+        return {}
+
+
+def fill_queue(runtime: Runtime, actor: Actor, count: int) -> None:
+    """`count` queued tasks, made as `task create` makes them, written in bulk: each task item with its queue keys
+    in BatchWriteItem, and the workspace's task counts as one summed update (moto copies the whole table for each
+    transaction, which would take minutes)."""
+    recorder = _Recorder()
+    staging = Runtime(settings=runtime.settings, clients=runtime.clients, clock=runtime.clock)
+    staging.tasks = TaskStore(recorder, runtime.settings.table_name)  # type: ignore[misc]
+    for n in range(count):
+        create_task(staging, actor, NewTask(title=f"queued {n}", body=""))
+    puts = [
+        {"PutRequest": {"Item": entry["Put"]["Item"]}}
+        for items in recorder.transactions
+        for entry in items
+        if "Put" in entry
+    ]
+    updates = [entry["Update"] for items in recorder.transactions for entry in items if "Update" in entry]
+    assert len(puts) + len(updates) == sum(map(len, recorder.transactions)), "TaskStore.create wrote something new"
+    db, table = runtime.clients.dynamodb, runtime.settings.table_name
+    for start in range(0, len(puts), 25):
+        pending: dict[str, Any] = {table: puts[start : start + 25]}
+        while pending:
+            pending = db.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
+    if updates:  # the same ADD of 1 to the same count for every task: once, by their number
+        summed = json.loads(json.dumps(updates[0]))
+        for value in summed["ExpressionAttributeValues"].values():
+            value["N"] = str(int(value["N"]) * len(updates))
+        db.update_item(**summed)
+
+
+def test_a_dequeue_sends_the_same_requests_whether_10_or_thousands_of_tasks_are_queued(made):
+    workspace, issued = accounts.create_workspace(made.runtime.accounts, made.seeded.account_id, "Backlog", "")
+    actor = Actor("agent", made.seeded.account_id, workspace.id, issued.record.id)
+    sent: dict[int, list[Counter[str]]] = {}
+    queued = 0
+    for backlog in (10, BACKLOG):
+        fill_queue(made.runtime, actor, backlog - queued)
+        sent[backlog] = []
+        for _ in range(CALLS):
+            text, requests, _ = made.handler.call(issued.token, "task", act("get"))
+            assert dequeued(text), f"the queue of {backlog} ran dry"
+            fill_queue(made.runtime, actor, 1)  # the backlog stays at its size
+            sent[backlog].append(requests)
+        queued = backlog
+    measured = [requests for calls in sent.values() for requests in calls[1:]]  # each size's first call warms up
+    goal = requests_at_most(2)
+    assert all(goal.met(requests) for requests in measured), f"over the budget ({goal.text}): {sent}"
+    assert len({json.dumps(sorted(requests.items())) for requests in measured}) == 1, sent
