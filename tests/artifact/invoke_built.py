@@ -59,11 +59,22 @@ def main() -> None:
                 "sys_path": sys.path,
                 "base_prefix": sys.base_prefix,
                 "origins": origins,
-                "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,  # Linux: kilobytes
+                "peak_rss_mb": _peak_rss_mb(),
             }
         )
         + "\n"
     )
+
+
+def _peak_rss_mb() -> float:
+    """This program's own peak. Not getrusage's ru_maxrss: Linux carries that over `exec` from the process
+    that forked it, so a child of a large test worker would report the worker's size. VmHWM belongs to the
+    address space `exec` made."""
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024  # kB
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # no /proc: the best there is
 
 
 main()

@@ -87,6 +87,31 @@ async def test_a_change_stamped_by_a_clock_behind_the_last_one_keeps_the_history
     assert stored.updated_at == "2026-12-02T09:00:05.000Z"
 
 
+async def test_a_change_read_before_another_went_there_and_back_is_read_again_not_written_out_of_order(
+    agent, runtime, seeded, clock, monkeypatch
+):
+    # A change reads the task as ongoing; before it writes, others move it to blocked and back to ongoing.
+    # Its status condition still holds: only the history as read tells that the task changed meanwhile.
+    clock.set(datetime(2026, 12, 2, 9, 0, 0, tzinfo=UTC))
+    task_id = await agent.create(title="t", body="b")
+    await agent("task", "updateStatus", taskId=task_id, status="ongoing")
+    stale = runtime.tasks.get(seeded.workspace_id, task_id, consistent=True)
+    for status in ("blocked", "ongoing"):
+        clock.advance(seconds=10)
+        await agent("task", "updateStatus", taskId=task_id, status=status)
+    reads = iter([stale])
+    real_get = runtime.tasks.get
+    monkeypatch.setattr(runtime.tasks, "get", lambda *args, **kw: next(reads, None) or real_get(*args, **kw))
+
+    runtime.tasks.set_status(
+        seeded.account_id, seeded.workspace_id, task_id, "completed", {"by": "agent"}, stale.updated_at
+    )
+
+    history = real_get(seeded.workspace_id, task_id, consistent=True).history
+    assert [h["status"] for h in history] == ["notstarted", "ongoing", "blocked", "ongoing", "completed"]
+    assert [h["at"] for h in history] == sorted(h["at"] for h in history)
+
+
 async def test_a_status_outside_the_five_is_refused_naming_the_field(agent):
     task_id = await agent.create(title="t", body="b")
     text, is_error = await agent("task", "updateStatus", taskId=task_id, status="done")

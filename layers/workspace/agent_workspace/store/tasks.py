@@ -113,7 +113,7 @@ class TaskStore:
             # instance's clock may run a little ahead of ours; the history stays in order either way.
             at = max(now, current.history[-1]["at"]) if current.history else now
             entry = {"status": status, "at": at, **by}
-            update = _status_change(Update(), current, status, entry)
+            update = _status_change(Update(), current, status, entry).only_if(_unchanged_since_read(current))
             publication_id = None
             if publication and status == "completed" and current.event_id and not current.event_publication_id:
                 publication_id, publication_put = publication(current)
@@ -517,6 +517,12 @@ _NOT_YET_PUBLISHED = Attr("eventPublicationId").not_exists()  # a completion's e
 def _queued_at(position: str) -> ConditionBase:
     """Unstarted and at this place in the queue (GSI1): not claimed or moved since it was read there."""
     return status_is("notstarted") & Attr(keys.GSI1_SK).eq(position)
+
+
+def _unchanged_since_read(task: Task) -> ConditionBase:
+    """No status change since the task was read: its history is as long. The status alone would let a change
+    read before A -> B -> A apply after them, its entry stamped before theirs."""
+    return Attr("history").size().eq(len(task.history))
 
 
 def _held_by(token_id: str, claimed_at: str) -> ConditionBase:
