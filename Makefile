@@ -46,7 +46,7 @@ check: $(STAMP)
 	$(BIN)/ruff check $(PY_TREES)
 	$(BIN)/ruff format --check $(PY_TREES)
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -n 2 -q tests/unit $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -q tests/unit $(PYTEST_ARGS)
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest tests/unit $(PYTEST_ARGS)
