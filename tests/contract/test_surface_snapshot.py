@@ -63,6 +63,8 @@ def test_help_overview_lists_only_served_tools_in_the_reference_layout():
             "               actions: search, getDefinition, call",
             "  pano         Markdown docs every workspace of the account shares.",
             "               actions: save, read, comment, attach, delete",
+            "  board        The task board's workspace level: its columns and vocabularies, projects and epics.",
+            "               actions: context, project, createProject, createEpic",
             "",
             'Run help {"action": "<tool>"} for a tool\'s actions, or {"action": "<tool>.<action>"} for one '
             "action's payload and an example.",

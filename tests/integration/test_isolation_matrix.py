@@ -36,7 +36,7 @@ from agent_workspace.local.stack import local_runtime
 from agent_workspace.mcp_server.dispatch import ToolOutcome, dispatch
 from agent_workspace.mcp_server.registry import Call
 from agent_workspace.runtime import Runtime
-from agent_workspace.services import accounts, elicitations, events, memory, pano, site_tools, skills, tasks
+from agent_workspace.services import accounts, board, elicitations, events, memory, pano, site_tools, skills, tasks
 from agent_workspace.services.tasks import NewTask
 from agent_workspace.store.clients import AwsClients
 from agent_workspace.store.schedules import schedule_name
@@ -104,6 +104,7 @@ class World:
     running_call_id: str
     queued_call_id: str
     pending_call_id: str
+    project_id: str
     a_workspaces: frozenset[str] = field(default_factory=frozenset)
 
     def actor(self) -> Actor:
@@ -227,6 +228,8 @@ def build_world(rt: Runtime, http: httpx.Client) -> World:
     queued = site_tools.start_call(rt, agent, task.id, SITE, "victim_read", {"q": f"{SECRET} queued"})
     pending = site_tools.start_call(rt, agent, task.id, SITE, "victim_write", {"q": f"{SECRET} pending"})
     assert (queued.status, pending.status) == ("queued", "pending")
+    project = board.create_project(rt, agent, f"{SECRET} project", f"{SECRET} description")
+    board.create_epic(rt, agent, f"{SECRET} epic", f"{SECRET} description")
 
     return World(
         rt=rt,
@@ -263,6 +266,7 @@ def build_world(rt: Runtime, http: httpx.Client) -> World:
         running_call_id=running.id,
         queued_call_id=queued.id,
         pending_call_id=pending.id,
+        project_id=project.id,
         a_workspaces=frozenset({w1.id, w2.id, w3.id, w4.id}),
     )
 
@@ -335,6 +339,7 @@ def snapshot(w: World) -> dict[str, str]:
         "bridge last seen": rt.site_tools.last_seen(a),
         "site calls": site_tools.calls_of(rt, w1, None),
         "calls": [rt.site_tools.get_call(a, c) for c in (w.running_call_id, w.queued_call_id, w.pending_call_id)],
+        "board": [rt.board.read(w1), rt.board.get_project(w1, w.project_id)],
         "schedules": [rt.schedules.get(name) for name in (schedule_name(w1, w.template_id), f"pano-{a}-{w.doc_id}")],
     }
     return {name: json.dumps(_without_links(value), sort_keys=True, default=repr) for name, value in sections.items()}
@@ -524,6 +529,10 @@ ACTIONS: dict[tuple[str, str], ActionCase] = {
         lambda w: [{"uri": f"skill://{SKILL_NAME}/{SKILL_FILE}"}, {"uri": f"skill://{SKILL_NAME}"}]
     ),
     ("workspace", "get"): ActionCase(lambda w: [{}]),
+    ("board", "context"): ActionCase(lambda w: [{}]),
+    ("board", "project"): ActionCase(lambda w: [{"projectId": w.project_id}], by_id=True),
+    ("board", "createProject"): ActionCase(lambda w: [{"title": "attacker", "description": "attacker"}]),
+    ("board", "createEpic"): ActionCase(lambda w: [{"title": "attacker", "description": "attacker"}]),
     ("workspace", "publishEvent"): ActionCase(
         lambda w: [{"name": EVENT_NAME, "payload": "attacker", "faq": [{"q": "attacker?", "a": "attacker"}]}],
         shared=_published_by_w2,

@@ -248,6 +248,9 @@ CASES = {
         reads_at_most(1), "skills", lambda m, i: act("load", uri=f"skill://budget/notes/{i}.md")
     ),
     "skills search": Case(reads_at_most(1), "skills", lambda m, i: act("search", q="budget")),
+    # The workspace and the whole board (projects, epics) in one Query of its BOARD# items.
+    "board context": Case(reads_at_most(2), "board", lambda m, i: act("context")),
+    "board createEpic": Case(one_write(), "board", lambda m, i: act("createEpic", title=f"epic {i}")),
     "skills delete a file": Case(
         requests_at_most(2), "skills", lambda m, i: act("delete", uri=f"skill://budget/trash/{i}.md")
     ),

@@ -10,7 +10,7 @@ from agent_workspace.domain.errors import Conflict
 from agent_workspace.domain.models import Principal
 from agent_workspace.domain.tokens import TokenKind
 from agent_workspace.mcp_server.dispatch import dispatch
-from agent_workspace.mcp_server.legacy import OLD_TOOL_NAMES
+from agent_workspace.mcp_server.legacy import AGENTRQ_NAMES, OLD_TOOL_NAMES
 from agent_workspace.mcp_server.registry import Action, Call, NoPayload, Payload, Registry, Tool
 
 pytestmark = pytest.mark.anyio
@@ -162,8 +162,9 @@ async def test_old_name_whose_tool_is_not_served_yet_is_an_unknown_tool():
     assert outcome.is_error and outcome.text.startswith("unknown tool 'loadMemory'")
 
 
-def test_the_old_names_table_has_all_eighteen_names():
-    assert len(OLD_TOOL_NAMES) == 18
+def test_the_old_names_table_has_all_eighteen_agentrq_names_and_the_board_s():
+    assert len(AGENTRQ_NAMES) == 18 and set(AGENTRQ_NAMES) <= set(OLD_TOOL_NAMES)
+    assert OLD_TOOL_NAMES["get_workspace_context"] == ("board", "context")
     assert OLD_TOOL_NAMES["reply"] == ("task", "reply")
     assert OLD_TOOL_NAMES["getWorkspace"] == ("workspace", "get")
 

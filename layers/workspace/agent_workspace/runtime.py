@@ -8,6 +8,7 @@ from functools import cached_property
 from agent_workspace.config import Settings
 from agent_workspace.store.accounts import AccountStore
 from agent_workspace.store.blobs import BlobStore
+from agent_workspace.store.board import BoardStore
 from agent_workspace.store.clients import AwsClients
 from agent_workspace.store.elicitations import ElicitationStore
 from agent_workspace.store.events import EventStore
@@ -44,6 +45,10 @@ class Runtime:
     @cached_property
     def tasks(self) -> TaskStore:
         return TaskStore(self.clients.dynamodb, self.settings.table_name)
+
+    @cached_property
+    def board(self) -> BoardStore:
+        return BoardStore(self.clients.dynamodb, self.settings.table_name)
 
     @cached_property
     def blobs(self) -> BlobStore:

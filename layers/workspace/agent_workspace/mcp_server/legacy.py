@@ -1,10 +1,11 @@
-"""The 18 tool names of the single-purpose era, answered but never listed.
+"""Tool names of other products, answered but never listed: AgentRQ's 18 of the single-purpose era, and the
+task board's (Masaro's) as they land.
 
 A call to one is rewritten to its tool and action with its arguments as the payload; only names
 whose target the registry really serves are answered, so this table covers tools as they land.
 """
 
-OLD_TOOL_NAMES: dict[str, tuple[str, str]] = {
+AGENTRQ_NAMES: dict[str, tuple[str, str]] = {
     "createTask": ("task", "create"),
     "getTask": ("task", "get"),
     "updateTaskStatus": ("task", "updateStatus"),
@@ -24,6 +25,14 @@ OLD_TOOL_NAMES: dict[str, tuple[str, str]] = {
     "getSiteToolDefinition": ("siteTools", "getDefinition"),
     "callSiteTool": ("siteTools", "call"),
 }
+# Masaro's task board, called with flat camelCase arguments as its reference names them.
+MASARO_NAMES: dict[str, tuple[str, str]] = {
+    "get_workspace_context": ("board", "context"),
+    "get_project_context": ("board", "project"),
+    "create_project": ("board", "createProject"),
+    "create_epic": ("board", "createEpic"),
+}
+OLD_TOOL_NAMES: dict[str, tuple[str, str]] = AGENTRQ_NAMES | MASARO_NAMES
 
 # Payload fields that older clients send under another name, per (tool, action).
 RENAMED_FIELDS: dict[tuple[str, str], dict[str, str]] = {

@@ -241,3 +241,17 @@ def bridge_calls_pk(account_id: str) -> str:
 def site_call_list_pk(workspace_id: str) -> str:
     """GSI2 (overloaded): a workspace's site-tool calls by status, for the human's decisions."""
     return f"SITECALLS#{workspace_id}"
+
+
+BOARD_SK_PREFIX = "BOARD#"  # a workspace's board: projects, epics, their count; one Query reads them all
+
+
+def project_sk(project_id: str) -> str:
+    return f"{BOARD_SK_PREFIX}PROJECT#{project_id}"
+
+
+def epic_sk(epic_id: str) -> str:
+    return f"{BOARD_SK_PREFIX}EPIC#{epic_id}"
+
+
+BOARD_COUNTS_SK = f"{BOARD_SK_PREFIX}COUNTS"

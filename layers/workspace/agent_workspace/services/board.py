@@ -1,0 +1,66 @@
+"""The board's workspace and project level: the context an agent starts from, projects and epics."""
+
+from typing import Any
+
+from agent_workspace.domain import board
+from agent_workspace.domain.board import EPICS_MAX, PROJECTS_MAX, Epic, Policy, Project
+from agent_workspace.domain.clock import iso
+from agent_workspace.domain.errors import Conflict, NotFound
+from agent_workspace.domain.ids import is_id, new_id
+from agent_workspace.domain.models import Actor, Principal
+from agent_workspace.domain.tasks import STATUSES
+from agent_workspace.domain.text import echo
+from agent_workspace.observability import count
+from agent_workspace.runtime import Runtime
+from agent_workspace.services.accounts import workspace_of
+from agent_workspace.store.board import CapReached
+
+
+def context(rt: Runtime, principal: Principal) -> dict[str, Any]:
+    """The workspace at a glance, the standard first call: one read for the workspace, one for the board."""
+    workspace = workspace_of(rt.accounts, principal)
+    projects, epics = rt.board.read(workspace.id)
+    return {
+        "workspace": workspace.summary(),
+        "statuses": list(STATUSES),
+        "columns": board.columns_table(),
+        "archived": board.ARCHIVED_NOTE,
+        "labels": [],
+        "complexity": list(board.COMPLEXITY),
+        "priorities": list(board.PRIORITIES),
+        "linkTypes": list(board.LINK_TYPES),
+        "projects": [project.summary() for project in projects],
+        "epics": [epic.public() for epic in epics],
+        "activeCycle": None,
+        "policy": Policy().public(),
+    }
+
+
+def project_context(rt: Runtime, actor: Actor, project_id: str) -> dict[str, Any]:
+    project = rt.board.get_project(actor.workspace_id, project_id) if is_id(project_id) else None
+    if project is None:
+        raise NotFound(f"no project {echo(project_id)!r} in this workspace")
+    return project.context()
+
+
+def create_project(rt: Runtime, actor: Actor, title: str, description: str) -> Project:
+    board.check_heading(title, description)
+    now = iso(rt.clock())
+    project = Project(new_id(), actor.workspace_id, title, description, now, actor.kind, now)
+    try:
+        rt.board.create_project(project, PROJECTS_MAX)
+    except CapReached:
+        raise Conflict(f"this workspace has {PROJECTS_MAX} projects already, the most it may hold") from None
+    count("ProjectCreated")
+    return project
+
+
+def create_epic(rt: Runtime, actor: Actor, title: str, description: str) -> Epic:
+    board.check_heading(title, description)
+    epic = Epic(new_id(), actor.workspace_id, title, description, iso(rt.clock()), actor.kind)
+    try:
+        rt.board.create_epic(epic, EPICS_MAX)
+    except CapReached:
+        raise Conflict(f"this workspace has {EPICS_MAX} epics already, the most it may hold") from None
+    count("EpicCreated")
+    return epic

@@ -1,0 +1,83 @@
+"""A workspace's board (projects, epics and their count), in the workspace's partition under `BOARD#`.
+
+One Query of that prefix reads the whole board for the context call; creating a project or an epic is one
+transaction with the count, so the caps hold against concurrent creators.
+"""
+
+from typing import Any
+
+from boto3.dynamodb.conditions import Attr, ConditionBase
+from pydantic import TypeAdapter
+
+from agent_workspace.domain.board import Epic, Project
+from agent_workspace.domain.errors import Conflict
+from agent_workspace.store import keys
+from agent_workspace.store.dynamo import get_item, key, query_prefix, to_item, translating_errors
+from agent_workspace.store.expressions import NEW_ITEM, Update, only_if
+
+_PROJECT: TypeAdapter[Project] = TypeAdapter(Project)
+_EPIC: TypeAdapter[Epic] = TypeAdapter(Epic)
+
+
+class CapReached(Exception):
+    """The workspace holds its cap of projects or epics already."""
+
+
+def _room_for(counter: str, most: int) -> ConditionBase:
+    """Fewer than `most` counted so far (none yet, on a new board)."""
+    return Attr(counter).not_exists() | Attr(counter).lt(most)
+
+
+class BoardStore:
+    def __init__(self, dynamodb: Any, table_name: str) -> None:
+        self._db = dynamodb
+        self._table = table_name
+
+    def read(self, workspace_id: str) -> tuple[list[Project], list[Epic]]:
+        """The board's projects and epics, oldest first, in one Query (bounded by the caps)."""
+        projects: list[Project] = []
+        epics: list[Epic] = []
+        for item in query_prefix(self._db, self._table, keys.workspace_pk(workspace_id), keys.BOARD_SK_PREFIX):
+            kind = item[keys.SK].removeprefix(keys.BOARD_SK_PREFIX).split("#", 1)[0]
+            if kind == "PROJECT":
+                projects.append(_PROJECT.validate_python(item))
+            elif kind == "EPIC":
+                epics.append(_EPIC.validate_python(item))
+        return sorted(projects, key=lambda p: p.created_at), sorted(epics, key=lambda e: e.created_at)
+
+    def get_project(self, workspace_id: str, project_id: str) -> Project | None:
+        item = get_item(self._db, self._table, keys.workspace_pk(workspace_id), keys.project_sk(project_id), False)
+        return _PROJECT.validate_python(item) if item else None
+
+    def create_project(self, project: Project, most: int) -> None:
+        self._create(
+            project.workspace_id,
+            keys.project_sk(project.id),
+            _PROJECT.dump_python(project, by_alias=True),
+            "projects",
+            most,
+        )
+
+    def create_epic(self, epic: Epic, most: int) -> None:
+        self._create(epic.workspace_id, keys.epic_sk(epic.id), _EPIC.dump_python(epic, by_alias=True), "epics", most)
+
+    def _create(self, workspace_id: str, sk: str, values: dict[str, Any], counter: str, most: int) -> None:
+        pk = keys.workspace_pk(workspace_id)
+        count = Update().add(counter, 1).only_if(_room_for(counter, most))
+        items: list[dict[str, Any]] = [
+            {
+                "Put": {
+                    "TableName": self._table,
+                    "Item": to_item({keys.PK: pk, keys.SK: sk, **values}),
+                    **only_if(NEW_ITEM),
+                }
+            },
+            {"Update": {"TableName": self._table, "Key": key(pk, keys.BOARD_COUNTS_SK), **count.params()}},
+        ]
+        try:
+            with translating_errors():
+                self._db.transact_write_items(TransactItems=items)
+        except Conflict as conflict:
+            if conflict.reasons[1:2] == ("ConditionalCheckFailed",):
+                raise CapReached(counter) from None
+            raise

@@ -1,0 +1,77 @@
+"""The `board` tool: the workspace and project level of the task board (Masaro's context, projects, epics)."""
+
+from pydantic import Field
+
+from agent_workspace.domain.board import EPICS_MAX, PROJECTS_MAX
+from agent_workspace.domain.models import Actor
+from agent_workspace.domain.tasks import BODY_MAX, TITLE_MAX
+from agent_workspace.mcp_server.registry import Action, Call, NoPayload, Payload, Tool
+from agent_workspace.services import board
+
+_TITLE = Field(description=f"One line of plain text, at most {TITLE_MAX} characters")
+_DESCRIPTION = Field("", description=f"Optional markdown, at most {BODY_MAX // 1024} KiB")
+
+
+class ProjectPayload(Payload):
+    projectId: str = Field(description="The project, as the context lists it")
+
+
+class CreatePayload(Payload):
+    title: str = _TITLE
+    description: str = _DESCRIPTION
+
+
+def context(call: Call, payload: NoPayload) -> dict:
+    return board.context(call.runtime, call.principal)
+
+
+def project(call: Call, payload: ProjectPayload) -> dict:
+    return board.project_context(call.runtime, Actor.of(call.principal), payload.projectId)
+
+
+def create_project(call: Call, payload: CreatePayload) -> dict:
+    return board.create_project(call.runtime, Actor.of(call.principal), payload.title, payload.description).summary()
+
+
+def create_epic(call: Call, payload: CreatePayload) -> dict:
+    return board.create_epic(call.runtime, Actor.of(call.principal), payload.title, payload.description).public()
+
+
+TOOL = Tool(
+    name="board",
+    summary="The task board's workspace level: its columns and vocabularies, projects and epics.",
+    actions=(
+        Action(
+            name="context",
+            summary=(
+                "The board at a glance: statuses and columns, labels, the complexity and priority vocabularies, "
+                "projects, epics, the active cycle and the workspace policy. The standard first call."
+            ),
+            payload=NoPayload,
+            handler=context,
+            read_only=True,
+        ),
+        Action(
+            name="project",
+            summary="One project in depth: its memory, conventions and decisions.",
+            payload=ProjectPayload,
+            handler=project,
+            read_only=True,
+            example={"projectId": "0kGpezGeuxt"},
+        ),
+        Action(
+            name="createProject",
+            summary=f"Create a project to group tasks; at most {PROJECTS_MAX} per workspace.",
+            payload=CreatePayload,
+            handler=create_project,
+            example={"title": "Billing", "description": "Invoices, payments and refunds."},
+        ),
+        Action(
+            name="createEpic",
+            summary=f"Create an epic to group related tasks; at most {EPICS_MAX} per workspace.",
+            payload=CreatePayload,
+            handler=create_epic,
+            example={"title": "Move checkout to the new API"},
+        ),
+    ),
+)
