@@ -42,7 +42,9 @@ class Policy:
 
 
 @dataclass(frozen=True)
-class Project:
+class _Heading:
+    """What projects and epics share: a titled, described thing on the board, and who made it when."""
+
     __pydantic_config__ = STORED
 
     id: str
@@ -51,7 +53,11 @@ class Project:
     description: str
     created_at: str
     created_by: str
-    updated_at: str
+
+
+@dataclass(frozen=True)
+class Project(_Heading):
+    updated_at: str = ""
     memory: str = ""
     conventions: str = ""
     decisions: str = ""
@@ -74,16 +80,7 @@ class Project:
 
 
 @dataclass(frozen=True)
-class Epic:
-    __pydantic_config__ = STORED
-
-    id: str
-    workspace_id: str
-    title: str
-    description: str
-    created_at: str
-    created_by: str
-
+class Epic(_Heading):
     def public(self) -> dict[str, Any]:
         return {"id": self.id, "title": self.title, "description": self.description, "createdAt": self.created_at}
 

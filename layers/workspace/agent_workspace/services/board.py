@@ -1,5 +1,6 @@
 """The board's workspace and project level: the context an agent starts from, projects and epics."""
 
+from collections.abc import Callable
 from typing import Any
 
 from agent_workspace.domain import board
@@ -46,11 +47,8 @@ def project_context(rt: Runtime, actor: Actor, project_id: str) -> dict[str, Any
 def create_project(rt: Runtime, actor: Actor, title: str, description: str) -> Project:
     board.check_heading(title, description)
     now = iso(rt.clock())
-    project = Project(new_id(), actor.workspace_id, title, description, now, actor.kind, now)
-    try:
-        rt.board.create_project(project, PROJECTS_MAX)
-    except CapReached:
-        raise Conflict(f"this workspace has {PROJECTS_MAX} projects already, the most it may hold") from None
+    project = Project(new_id(), actor.workspace_id, title, description, now, actor.kind, updated_at=now)
+    _within_cap(lambda: rt.board.create_project(project, PROJECTS_MAX), "projects", PROJECTS_MAX)
     count("ProjectCreated")
     return project
 
@@ -58,9 +56,13 @@ def create_project(rt: Runtime, actor: Actor, title: str, description: str) -> P
 def create_epic(rt: Runtime, actor: Actor, title: str, description: str) -> Epic:
     board.check_heading(title, description)
     epic = Epic(new_id(), actor.workspace_id, title, description, iso(rt.clock()), actor.kind)
-    try:
-        rt.board.create_epic(epic, EPICS_MAX)
-    except CapReached:
-        raise Conflict(f"this workspace has {EPICS_MAX} epics already, the most it may hold") from None
+    _within_cap(lambda: rt.board.create_epic(epic, EPICS_MAX), "epics", EPICS_MAX)
     count("EpicCreated")
     return epic
+
+
+def _within_cap(create: Callable[[], None], things: str, most: int) -> None:
+    try:
+        create()
+    except CapReached:
+        raise Conflict(f"this workspace has {most} {things} already, the most it may hold") from None
