@@ -737,6 +737,13 @@ ROUTES: dict[str, RouteCase] = {
         bodies={"POST": lambda w: {"action": "accept", "content": {"branch": "release"}}},
     ),
     "/api/workspaces/{workspace_id}/memory": RouteCase(_w1),
+    "/api/workspaces/{workspace_id}/board": RouteCase(_w1),
+    "/api/workspaces/{workspace_id}/board/policy": RouteCase(_w1, bodies={"PUT": lambda w: {"supervised": True}}),
+    "/api/workspaces/{workspace_id}/projects": RouteCase(_w1, bodies={"POST": lambda w: {"title": "attacker"}}),
+    "/api/workspaces/{workspace_id}/projects/{project_id}": RouteCase(
+        lambda w: {"workspace_id": w.w1, "project_id": w.project_id}
+    ),
+    "/api/workspaces/{workspace_id}/epics": RouteCase(_w1, bodies={"POST": lambda w: {"title": "attacker"}}),
     "/api/workspaces/{workspace_id}/memory/{name}": RouteCase(lambda w: {"workspace_id": w.w1, "name": MEMORY_NAME}),
     "/api/workspaces/{workspace_id}/skills": RouteCase(_w1),
     "/api/workspaces/{workspace_id}/skills/{name}": RouteCase(lambda w: {"workspace_id": w.w1, "name": SKILL_NAME}),

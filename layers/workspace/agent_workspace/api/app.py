@@ -6,6 +6,7 @@ from starlette.routing import Route
 
 from agent_workspace import __version__
 from agent_workspace.api import (
+    board,
     bridge,
     console,
     elicitations,
@@ -70,6 +71,7 @@ def create_app(runtime: Runtime) -> FastAPI:
     app.include_router(skills.router)
     app.include_router(events.router)
     app.include_router(pano.router)
+    app.include_router(board.router)
     app.include_router(bridge.router)
     app.include_router(console.router)
     # Outermost first: a policy on every HTML page, note a client's hang-up (a wait serving it stops), refuse

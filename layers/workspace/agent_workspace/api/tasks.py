@@ -9,9 +9,8 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query, Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent_workspace.api.deps import HumanDep, RuntimeDep
+from agent_workspace.api.deps import HumanDep, RuntimeDep, human_actor
 from agent_workspace.api.errors import problem_responses
-from agent_workspace.domain.models import Actor, Principal
 from agent_workspace.domain.paging import PAGE_BYTES
 from agent_workspace.domain.tasks import (
     BODY_MAX,
@@ -26,7 +25,6 @@ from agent_workspace.domain.tasks import (
     Status,
     TaskView,
 )
-from agent_workspace.runtime import Runtime
 from agent_workspace.services import accounts, schedules, tasks
 from agent_workspace.services.tasks import NewTask
 
@@ -151,7 +149,7 @@ def list_tasks(
 @router.post("", status_code=201, response_model=TaskView, response_model_exclude_unset=True)
 def create_task(workspace_id: str, payload: TaskIn, human: HumanDep, rt: RuntimeDep) -> dict:
     """Create a task for the agent: it joins the agent's queue as notstarted (with cronSchedule: a template)."""
-    actor = _actor(rt, human, workspace_id)
+    actor = human_actor(rt, human, workspace_id)
     new = NewTask(
         title=payload.title,
         body=payload.body,
@@ -211,14 +209,14 @@ def get_message(workspace_id: str, task_id: str, message_id: str, human: HumanDe
 )
 def post_message(workspace_id: str, task_id: str, payload: MessageIn, human: HumanDep, rt: RuntimeDep) -> dict:
     """Post a message to the task's conversation, optionally with files."""
-    actor = _actor(rt, human, workspace_id)
+    actor = human_actor(rt, human, workspace_id)
     return tasks.post_message(rt, actor, task_id, payload.text, list(payload.attachments)).public()
 
 
 @router.patch("/{task_id}", response_model=TaskView, response_model_exclude_unset=True)
 def set_status(workspace_id: str, task_id: str, payload: StatusIn, human: HumanDep, rt: RuntimeDep) -> dict:
     """Set the task's status; the change is added to its history."""
-    actor = _actor(rt, human, workspace_id)
+    actor = human_actor(rt, human, workspace_id)
     return tasks.set_status(rt, actor, task_id, payload.status).public()
 
 
@@ -239,9 +237,3 @@ def get_attachment(
     """An attachment of the task or of one of its messages: its name, type and size, with a link or its content."""
     accounts.owned_workspace(rt.accounts, human.account_id, workspace_id)
     return tasks.attachment(rt, workspace_id, task_id, attachment_id, as_base64=format == "base64")
-
-
-def _actor(rt: Runtime, human: Principal, workspace_id: str) -> Actor:
-    """The human acting in one of the account's workspaces; another account's is a 404."""
-    accounts.owned_workspace(rt.accounts, human.account_id, workspace_id)
-    return Actor(kind="human", account_id=human.account_id, workspace_id=workspace_id, token_id=human.token_id)

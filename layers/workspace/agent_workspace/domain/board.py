@@ -34,6 +34,8 @@ PROJECT_DOC_MAX = BODY_MAX  # memory, conventions and decisions, each
 class Policy:
     """How agents work here, set by the human; the defaults keep AgentRQ's behaviour exactly."""
 
+    __pydantic_config__ = STORED
+
     supervised: bool = False  # an agent's top-level tasks land in triage for the human to accept
     sign_off: bool = False  # a delivery waits in review for the human's approval
 

@@ -8,19 +8,17 @@ from agent_workspace.domain.board import EPICS_MAX, PROJECTS_MAX, Epic, Policy, 
 from agent_workspace.domain.clock import iso
 from agent_workspace.domain.errors import Conflict, NotFound
 from agent_workspace.domain.ids import is_id, new_id
-from agent_workspace.domain.models import Actor, Principal
+from agent_workspace.domain.models import Actor, Workspace
 from agent_workspace.domain.tasks import STATUSES
 from agent_workspace.domain.text import echo
 from agent_workspace.observability import count
 from agent_workspace.runtime import Runtime
-from agent_workspace.services.accounts import workspace_of
 from agent_workspace.store.board import CapReached
 
 
-def context(rt: Runtime, principal: Principal) -> dict[str, Any]:
+def context(rt: Runtime, workspace: Workspace) -> dict[str, Any]:
     """The workspace at a glance, the standard first call: one read for the workspace, one for the board."""
-    workspace = workspace_of(rt.accounts, principal)
-    projects, epics = rt.board.read(workspace.id)
+    projects, epics, policy = rt.board.read(workspace.id)
     return {
         "workspace": workspace.summary(),
         "statuses": list(STATUSES),
@@ -33,8 +31,20 @@ def context(rt: Runtime, principal: Principal) -> dict[str, Any]:
         "projects": [project.summary() for project in projects],
         "epics": [epic.public() for epic in epics],
         "activeCycle": None,
-        "policy": Policy().public(),
+        "policy": policy.public(),
     }
+
+
+def set_policy(rt: Runtime, workspace_id: str, supervised: bool | None, sign_off: bool | None) -> Policy:
+    """The human's policy; a setting left out keeps its value."""
+    _, _, current = rt.board.read(workspace_id)
+    policy = Policy(
+        supervised=current.supervised if supervised is None else supervised,
+        sign_off=current.sign_off if sign_off is None else sign_off,
+    )
+    rt.board.set_policy(workspace_id, policy)
+    count("BoardPolicySet")
+    return policy
 
 
 def project_context(rt: Runtime, actor: Actor, project_id: str) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from typing import Any
 from boto3.dynamodb.conditions import Attr, ConditionBase
 from pydantic import TypeAdapter
 
-from agent_workspace.domain.board import Epic, Project
+from agent_workspace.domain.board import Epic, Policy, Project
 from agent_workspace.domain.errors import Conflict
 from agent_workspace.store import keys
 from agent_workspace.store.dynamo import get_item, key, query_prefix, to_item, translating_errors
@@ -17,6 +17,7 @@ from agent_workspace.store.expressions import NEW_ITEM, Update, only_if
 
 _PROJECT: TypeAdapter[Project] = TypeAdapter(Project)
 _EPIC: TypeAdapter[Epic] = TypeAdapter(Epic)
+_POLICY: TypeAdapter[Policy] = TypeAdapter(Policy)
 
 
 class CapReached(Exception):
@@ -33,17 +34,28 @@ class BoardStore:
         self._db = dynamodb
         self._table = table_name
 
-    def read(self, workspace_id: str) -> tuple[list[Project], list[Epic]]:
-        """The board's projects and epics, oldest first, in one Query (bounded by the caps)."""
+    def read(self, workspace_id: str) -> tuple[list[Project], list[Epic], Policy]:
+        """The board's projects and epics, oldest first, and its policy, in one Query (bounded by the caps)."""
         projects: list[Project] = []
         epics: list[Epic] = []
+        policy = Policy()
         for item in query_prefix(self._db, self._table, keys.workspace_pk(workspace_id), keys.BOARD_SK_PREFIX):
             kind = item[keys.SK].removeprefix(keys.BOARD_SK_PREFIX).split("#", 1)[0]
             if kind == "PROJECT":
                 projects.append(_PROJECT.validate_python(item))
             elif kind == "EPIC":
                 epics.append(_EPIC.validate_python(item))
-        return sorted(projects, key=lambda p: p.created_at), sorted(epics, key=lambda e: e.created_at)
+            elif kind == "POLICY":
+                policy = _POLICY.validate_python(item)
+        return sorted(projects, key=lambda p: p.created_at), sorted(epics, key=lambda e: e.created_at), policy
+
+    def set_policy(self, workspace_id: str, policy: Policy) -> None:
+        """The human's policy, replacing the last one (the last writer wins: it is one person's setting)."""
+        item = {keys.PK: keys.workspace_pk(workspace_id), keys.SK: keys.BOARD_POLICY_SK}
+        with translating_errors():
+            self._db.put_item(
+                TableName=self._table, Item=to_item({**item, **_POLICY.dump_python(policy, by_alias=True)})
+            )
 
     def get_project(self, workspace_id: str, project_id: str) -> Project | None:
         item = get_item(self._db, self._table, keys.workspace_pk(workspace_id), keys.project_sk(project_id), False)

@@ -255,3 +255,4 @@ def epic_sk(epic_id: str) -> str:
 
 
 BOARD_COUNTS_SK = f"{BOARD_SK_PREFIX}COUNTS"
+BOARD_POLICY_SK = f"{BOARD_SK_PREFIX}POLICY"

@@ -7,6 +7,7 @@ from agent_workspace.domain.models import Actor
 from agent_workspace.domain.tasks import BODY_MAX, TITLE_MAX
 from agent_workspace.mcp_server.registry import Action, Call, NoPayload, Payload, Tool
 from agent_workspace.services import board
+from agent_workspace.services.accounts import workspace_of
 
 _TITLE = Field(description=f"One line of plain text, at most {TITLE_MAX} characters")
 _DESCRIPTION = Field("", description=f"Optional markdown, at most {BODY_MAX // 1024} KiB")
@@ -22,7 +23,7 @@ class CreatePayload(Payload):
 
 
 def context(call: Call, payload: NoPayload) -> dict:
-    return board.context(call.runtime, call.principal)
+    return board.context(call.runtime, workspace_of(call.runtime.accounts, call.principal))
 
 
 def project(call: Call, payload: ProjectPayload) -> dict:
