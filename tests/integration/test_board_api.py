@@ -62,3 +62,44 @@ def test_another_account_s_human_gets_404_for_this_board(live, seeded, runtime):
     assert_problem(
         httpx.put(f"{url}/policy", json={"supervised": True}, headers=bearer(other.token)), 404, "no workspace"
     )
+
+
+async def test_the_human_edits_a_project_s_documents_and_the_agent_reads_them(api, agent):
+    project = api.post("/projects", json={"title": "Billing"}).json()
+    edited = api.patch(
+        f"/projects/{project['id']}",
+        json={"expectedRevision": 1, "conventions": "Money in cents.\n", "decisions": "- Stripe, 2026-11"},
+    )
+    assert edited.status_code == 200, edited.text
+    assert (edited.json()["revision"], edited.json()["memory"]) == (2, "")
+    text, is_error = await agent.raw("get_project_context", {"projectId": project["id"]})
+    read = json.loads(text)
+    assert not is_error and (read["conventions"], read["decisions"], read["title"]) == (
+        "Money in cents.\n",
+        "- Stripe, 2026-11",
+        "Billing",
+    )
+
+
+def test_an_edit_from_a_stale_revision_is_a_409_and_keeps_what_won(api):
+    project = api.post("/projects", json={"title": "Billing"}).json()
+    assert api.patch(f"/projects/{project['id']}", json={"expectedRevision": 1, "memory": "first"}).status_code == 200
+    stale = api.patch(f"/projects/{project['id']}", json={"expectedRevision": 1, "memory": "second"})
+    assert_problem(stale, 409, "revision 2, not 1")
+    assert api.get(f"/projects/{project['id']}").json()["memory"] == "first"
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"expectedRevision": 1, "memory": "x" * (64 * 1024 + 1)}, "memory"),
+        ({"expectedRevision": 1, "title": ""}, "title"),
+        ({"memory": "no revision"}, "expectedRevision"),
+        ({"expectedRevision": 1, "owner": "me"}, "owner"),
+    ],
+)
+def test_a_bad_edit_is_refused_naming_the_field_and_the_project_is_unchanged(api, body, field):
+    project = api.post("/projects", json={"title": "Billing"}).json()
+    assert_problem(api.patch(f"/projects/{project['id']}", json=body), 422, field)
+    after = api.get(f"/projects/{project['id']}").json()
+    assert (after["revision"], after["memory"], after["title"]) == (1, "", "Billing")

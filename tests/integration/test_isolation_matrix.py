@@ -741,7 +741,8 @@ ROUTES: dict[str, RouteCase] = {
     "/api/workspaces/{workspace_id}/board/policy": RouteCase(_w1, bodies={"PUT": lambda w: {"supervised": True}}),
     "/api/workspaces/{workspace_id}/projects": RouteCase(_w1, bodies={"POST": lambda w: {"title": "attacker"}}),
     "/api/workspaces/{workspace_id}/projects/{project_id}": RouteCase(
-        lambda w: {"workspace_id": w.w1, "project_id": w.project_id}
+        lambda w: {"workspace_id": w.w1, "project_id": w.project_id},
+        bodies={"PATCH": lambda w: {"expectedRevision": 1, "memory": "attacker"}},
     ),
     "/api/workspaces/{workspace_id}/epics": RouteCase(_w1, bodies={"POST": lambda w: {"title": "attacker"}}),
     "/api/workspaces/{workspace_id}/memory/{name}": RouteCase(lambda w: {"workspace_id": w.w1, "name": MEMORY_NAME}),

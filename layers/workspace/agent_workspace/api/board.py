@@ -60,6 +60,26 @@ def get_project(workspace_id: str, project_id: str, human: HumanDep, rt: Runtime
     return board.project_context(rt, human_actor(rt, human, workspace_id), project_id)
 
 
+class ProjectEdit(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    expectedRevision: int = Field(description="The revision you read; a save by someone else since is a 409.")
+    title: str | None = Field(None, json_schema_extra={"maxLength": TITLE_MAX})
+    description: str | None = Field(None, json_schema_extra={"maxLength": BODY_MAX})
+    memory: str | None = Field(None, description="What agents should remember here (markdown), replaced whole.")
+    conventions: str | None = Field(None, description="How work is done here (markdown), replaced whole.")
+    decisions: str | None = Field(None, description="What was decided and why (markdown), replaced whole.")
+
+
+@router.patch("/projects/{project_id}", responses=problem_responses(409))
+def update_project(
+    workspace_id: str, project_id: str, payload: ProjectEdit, human: HumanDep, rt: RuntimeDep
+) -> dict[str, Any]:
+    """Edit a project's title, description, memory, conventions or decisions; the fields left out keep their text."""
+    changes = payload.model_dump(exclude={"expectedRevision"}, exclude_none=True)
+    actor = human_actor(rt, human, workspace_id)
+    return board.update_project(rt, actor, project_id, payload.expectedRevision, changes).context()
+
+
 @router.post("/epics", status_code=201, responses=problem_responses(409))
 def create_epic(workspace_id: str, payload: HeadingIn, human: HumanDep, rt: RuntimeDep) -> dict[str, Any]:
     """Create an epic; 409 past the workspace's 500."""

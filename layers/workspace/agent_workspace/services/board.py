@@ -1,6 +1,7 @@
 """The board's workspace and project level: the context an agent starts from, projects and epics."""
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from agent_workspace.domain import board
@@ -9,7 +10,7 @@ from agent_workspace.domain.clock import iso
 from agent_workspace.domain.errors import Conflict, NotFound
 from agent_workspace.domain.ids import is_id, new_id
 from agent_workspace.domain.models import Actor, Workspace
-from agent_workspace.domain.tasks import STATUSES
+from agent_workspace.domain.tasks import STATUSES, check_text
 from agent_workspace.domain.text import echo
 from agent_workspace.observability import count
 from agent_workspace.runtime import Runtime
@@ -52,6 +53,33 @@ def project_context(rt: Runtime, actor: Actor, project_id: str) -> dict[str, Any
     if project is None:
         raise NotFound(f"no project {echo(project_id)!r} in this workspace")
     return project.context()
+
+
+def update_project(
+    rt: Runtime, actor: Actor, project_id: str, expected_revision: int, changes: dict[str, str]
+) -> Project:
+    """The human's edit of a project's heading or its memory, conventions and decisions: whole texts, replaced,
+    refused when someone saved since the revision the editor read (like `memory save` with expectedRevision)."""
+    current = rt.board.get_project(actor.workspace_id, project_id) if is_id(project_id) else None
+    if current is None:
+        raise NotFound(f"no project {echo(project_id)!r} in this workspace")
+    if expected_revision != current.revision:
+        raise Conflict(
+            f"project {project_id} is at revision {current.revision}, not {expected_revision}; read it again"
+        )
+    for name in ("memory", "conventions", "decisions"):
+        if name in changes:
+            check_text(changes[name], name, board.PROJECT_DOC_MAX, required=False)
+    edited = replace(
+        current,
+        **changes,
+        revision=current.revision + 1,
+        updated_at=iso(rt.clock()),
+    )
+    board.check_heading(edited.title, edited.description)
+    rt.board.replace_project(edited, current.revision)
+    count("ProjectUpdated")
+    return edited
 
 
 def create_project(rt: Runtime, actor: Actor, title: str, description: str) -> Project:

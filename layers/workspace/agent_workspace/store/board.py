@@ -13,7 +13,7 @@ from agent_workspace.domain.board import Epic, Policy, Project
 from agent_workspace.domain.errors import Conflict
 from agent_workspace.store import keys
 from agent_workspace.store.dynamo import get_item, key, query_prefix, to_item, translating_errors
-from agent_workspace.store.expressions import NEW_ITEM, Update, only_if
+from agent_workspace.store.expressions import NEW_ITEM, Update, only_if, revision_is
 
 _PROJECT: TypeAdapter[Project] = TypeAdapter(Project)
 _EPIC: TypeAdapter[Epic] = TypeAdapter(Epic)
@@ -69,6 +69,16 @@ class BoardStore:
             "projects",
             most,
         )
+
+    def replace_project(self, project: Project, previous_revision: int) -> None:
+        """The project as edited, only if it is still at the revision it was read at (else `Conflict`)."""
+        item = {keys.PK: keys.workspace_pk(project.workspace_id), keys.SK: keys.project_sk(project.id)}
+        with translating_errors(f"project {project.id} changed meanwhile; read it again"):
+            self._db.put_item(
+                TableName=self._table,
+                Item=to_item({**item, **_PROJECT.dump_python(project, by_alias=True)}),
+                **only_if(revision_is(previous_revision)),
+            )
 
     def create_epic(self, epic: Epic, most: int) -> None:
         self._create(epic.workspace_id, keys.epic_sk(epic.id), _EPIC.dump_python(epic, by_alias=True), "epics", most)
