@@ -374,10 +374,29 @@ def storable(value: Any) -> Iterator[None]:
     so such an example is no example; moto would even keep an empty name and read the item back broken."""
     if any(text == "" or LONE_SURROGATE.search(text) for text in strings_and_keys(value)):
         reject()
+    # DynamoDB nests attributes at most 32 levels deep; the site item holds a schema 2 levels down (its tools list,
+    # the tool). moto does not enforce it, and botocore's own validation of a deeper one can run out of stack.
+    if nesting(value) > DYNAMODB_NESTING_MAX - 2:
+        reject()
     try:
         yield
     except (decimal.DecimalException, ClientError, Unavailable):
         reject()
+
+
+DYNAMODB_NESTING_MAX = 32
+
+
+def nesting(value: Any) -> int:
+    """Levels of maps and lists in `value` (a map holding only text is 1), without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        current, level = stack.pop()
+        if isinstance(current, dict | list):
+            deepest = max(deepest, level)
+            children = current.values() if isinstance(current, dict) else current
+            stack.extend((child, level + 1) for child in children)
+    return deepest
 
 
 def assert_clear(prefix: str, outcome: ToolOutcome, started: float) -> None:
