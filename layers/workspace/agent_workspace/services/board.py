@@ -49,10 +49,15 @@ def set_policy(rt: Runtime, workspace_id: str, supervised: bool | None, sign_off
 
 
 def project_context(rt: Runtime, actor: Actor, project_id: str) -> dict[str, Any]:
-    project = rt.board.get_project(actor.workspace_id, project_id) if is_id(project_id) else None
+    return _project(rt, actor.workspace_id, project_id).context()
+
+
+def _project(rt: Runtime, workspace_id: str, project_id: str) -> Project:
+    """The project, or NotFound; an id no project could have never reaches a key."""
+    project = rt.board.get_project(workspace_id, project_id) if is_id(project_id) else None
     if project is None:
         raise NotFound(f"no project {echo(project_id)!r} in this workspace")
-    return project.context()
+    return project
 
 
 def update_project(
@@ -60,9 +65,7 @@ def update_project(
 ) -> Project:
     """The human's edit of a project's heading or its memory, conventions and decisions: whole texts, replaced,
     refused when someone saved since the revision the editor read (like `memory save` with expectedRevision)."""
-    current = rt.board.get_project(actor.workspace_id, project_id) if is_id(project_id) else None
-    if current is None:
-        raise NotFound(f"no project {echo(project_id)!r} in this workspace")
+    current = _project(rt, actor.workspace_id, project_id)
     if expected_revision != current.revision:
         raise Conflict(
             f"project {project_id} is at revision {current.revision}, not {expected_revision}; read it again"
