@@ -69,6 +69,7 @@ def _arguments(case: str, payload: Any) -> dict[str, Any]:
 def _named(text: str, field: str) -> bool:
     """The refusal names the field (its last part: `attachments[].id` → id), or the thing it could not find."""
     _, _, reason = text.partition(": ")
+    reason = re.sub(r"\[\d+\]", "[]", reason)  # labels[0] is the field labels[]
     last = field.rsplit(".", 1)[-1]
     return last in reason or reason.startswith("no ")
 

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_workspace.domain.board import COLUMNS, COMPLEXITY, EPICS_MAX, PRIORITIES
+from agent_workspace.domain.board import EPICS_MAX
+from agent_workspace.domain.columns import COLUMNS, COMPLEXITY, PRIORITIES
 from agent_workspace.domain.tasks import STATUSES, TITLE_MAX
 from agent_workspace.services import accounts
 from tests.support import connected

@@ -117,6 +117,7 @@ def test_no_regular_expression_of_the_package_anchors_with_a_dollar():
 # Every string field of every action is one of three kinds. A new field fails the coverage test until it is put here.
 BODIES = {
     "body", "text", "message", "content", "payload", "markdown", "comment", "faq[].q", "faq[].a", "description",
+    "summary", "criteria", "criteria[]", "criteria[].note", "questions", "questions[]", "reason",
 }  # newlines ok  # fmt: skip
 EXEMPT = {  # never stored as given
     "task.create.cronSchedule": "stored as its five fields joined by single spaces",
@@ -133,6 +134,23 @@ EXEMPT = {  # never stored as given
     "task.elicit.requestedSchema": "an object",
     "siteTools.call.arguments": "an object the site's own schema checks",
     "board.project.projectId": "a base62 id: anything else is not found before a key is built",
+    "task.list.query": "a search query, never stored",
+    "task.list.cursor": "an opaque token, decoded strictly",
+    "task.search.query": "a search query, never stored",
+    **{
+        f"task.{action}.taskId": "resolved as task.show's taskId (walked): an id or WS-<n>, else not found"
+        for action in ("claim", "progress", "complete", "reportBlocker", "release", "link", "archive", "suggest")
+    },
+    "task.link.otherTaskId": "resolved as task.show's taskId (walked)",
+    "task.link.type": "one of three literals, refused otherwise by the payload model",
+    "task.propose.labels": "a list: each label is walked as labels[]",
+    "task.edit.labels": "a list: each label is walked as labels[]",
+    **{
+        f"task.{action}.{field}": "must be an id of one of the board's own projects, epics or cycles: else refused"
+        for action in ("propose", "edit")
+        for field in ("projectId", "epicId", "cycleId")
+    },
+    "task.edit.parentId": "resolved as task.show's taskId (walked); the world's one task cannot parent itself",
 }
 # A call of each action that succeeds in the world (`furnish`); each of its name fields gets a trailing newline in turn.
 VALID: dict[str, dict[str, Any]] = {
@@ -178,6 +196,35 @@ VALID: dict[str, dict[str, Any]] = {
     "pano.delete": {"id": DOC},
     "board.createProject": {"title": "Billing", "description": "Invoices.\n"},
     "board.createEpic": {"title": "Checkout v2", "description": "New API.\n"},
+    "task.list": {"status": "ready", "label": "billing", "assignee": "agent", "epicId": "0kGogHmaqvZ"},
+    "task.list by cycle": {"cycleId": "0kGogHmaqvZ", "projectId": "0kGogHmaqvZ"},
+    "task.show": {"taskId": TASK, "includeComments": True},
+    "task.propose": {
+        "title": "Ship",
+        "description": "Release v1.\n",
+        "summary": "All of it.\n",
+        "criteria": ["released\n"],
+        "complexity": "small",
+        "priority": "high",
+        "labels": ["release"],
+        "dueDate": "2026-12-31",
+        "parentId": TASK,
+        "assignee": "agent",
+    },
+    "task.edit": {
+        "taskId": TASK,
+        "title": "Renamed",
+        "status": "backlog",
+        "labels": ["release"],
+        "dueDate": "2027-01-31",
+        "complexity": "large",
+        "priority": "low",
+        "assignee": "human",
+    },
+    "task.archive": {"taskId": TASK, "reason": "Done elsewhere.\n"},
+    "task.comment": {"taskId": TASK, "text": "Found it.\n"},
+    "task.suggest": {"taskId": TASK, "summary": "s", "criteria": ["a"]},
+    "task.fetch": {"id": TASK},
 }
 
 

@@ -529,6 +529,34 @@ ACTIONS: dict[tuple[str, str], ActionCase] = {
         lambda w: [{"uri": f"skill://{SKILL_NAME}/{SKILL_FILE}"}, {"uri": f"skill://{SKILL_NAME}"}]
     ),
     ("workspace", "get"): ActionCase(lambda w: [{}]),
+    # The board's task actions (a short identifier resolves in the caller's own workspace: test_task_board_mcp).
+    ("task", "list"): ActionCase(lambda w: [{}, {"query": "victim"}, {"includeArchived": True, "status": "ready"}]),
+    ("task", "show"): ActionCase(lambda w: [{"taskId": w.task_id}], by_id=True),
+    ("task", "next"): ActionCase(lambda w: [{}]),
+    ("task", "claim"): ActionCase(lambda w: [{"taskId": w.task_id}], by_id=True),
+    ("task", "progress"): ActionCase(lambda w: [{"taskId": w.task_id, "message": "attacker"}], by_id=True),
+    ("task", "complete"): ActionCase(
+        lambda w: [{"taskId": w.task_id, "summary": "attacker", "criteria": [{"index": 0, "met": True}]}], by_id=True
+    ),
+    ("task", "reportBlocker"): ActionCase(lambda w: [{"taskId": w.task_id, "questions": ["attacker?"]}], by_id=True),
+    ("task", "release"): ActionCase(lambda w: [{"taskId": w.task_id}], by_id=True),
+    ("task", "propose"): ActionCase(
+        lambda w: [
+            {"title": "attacker", "parentId": w.task_id},
+            {"title": "attacker", "projectId": w.project_id},
+            {"title": "attacker", "assignee": w.agent_w1_token_id},
+        ],
+        by_id=True,
+    ),
+    ("task", "edit"): ActionCase(lambda w: [{"taskId": w.task_id, "title": "attacker"}], by_id=True),
+    ("task", "archive"): ActionCase(lambda w: [{"taskId": w.task_id, "reason": "attacker"}], by_id=True),
+    ("task", "link"): ActionCase(
+        lambda w: [{"taskId": w.task_id, "type": "blocks", "otherTaskId": w.template_id}], by_id=True
+    ),
+    ("task", "comment"): ActionCase(lambda w: [{"taskId": w.task_id, "text": "attacker"}], by_id=True),
+    ("task", "suggest"): ActionCase(lambda w: [{"taskId": w.task_id, "summary": "attacker"}], by_id=True),
+    ("task", "search"): ActionCase(lambda w: [{"query": "victim"}, {"query": SECRET}]),
+    ("task", "fetch"): ActionCase(lambda w: [{"id": w.task_id}], by_id=True),
     ("board", "context"): ActionCase(lambda w: [{}]),
     ("board", "project"): ActionCase(lambda w: [{"projectId": w.project_id}], by_id=True),
     ("board", "createProject"): ActionCase(lambda w: [{"title": "attacker", "description": "attacker"}]),
@@ -740,6 +768,35 @@ ROUTES: dict[str, RouteCase] = {
     "/api/workspaces/{workspace_id}/board": RouteCase(_w1),
     "/api/workspaces/{workspace_id}/board/policy": RouteCase(_w1, bodies={"PUT": lambda w: {"supervised": True}}),
     "/api/workspaces/{workspace_id}/projects": RouteCase(_w1, bodies={"POST": lambda w: {"title": "attacker"}}),
+    "/api/workspaces/{workspace_id}/board/tasks": RouteCase(_w1, bodies={"POST": lambda w: {"title": "attacker"}}),
+    "/api/workspaces/{workspace_id}/board/tasks/{task_id}": RouteCase(
+        _task, bodies={"PATCH": lambda w: {"title": "attacker", "priority": "urgent"}}
+    ),
+    "/api/workspaces/{workspace_id}/board/tasks/{task_id}/triage": RouteCase(
+        _task, bodies={"POST": lambda w: {"decision": "decline"}}
+    ),
+    "/api/workspaces/{workspace_id}/board/tasks/{task_id}/review": RouteCase(
+        _task, bodies={"POST": lambda w: {"decision": "approve"}}
+    ),
+    "/api/workspaces/{workspace_id}/board/tasks/{task_id}/release": RouteCase(_task),
+    "/api/workspaces/{workspace_id}/board/tasks/{task_id}/archive": RouteCase(
+        _task, bodies={"POST": lambda w: {"reason": "attacker"}}
+    ),
+    "/api/workspaces/{workspace_id}/board/tasks/{task_id}/links": RouteCase(
+        _task, bodies={"POST": lambda w: {"type": "blocks", "otherTaskId": w.template_id}}
+    ),
+    "/api/workspaces/{workspace_id}/board/tasks/{task_id}/comments": RouteCase(
+        _task, bodies={"POST": lambda w: {"text": "attacker"}}
+    ),
+    "/api/workspaces/{workspace_id}/board/tasks/{task_id}/suggestions/{suggestion_id}/accept": RouteCase(
+        lambda w: {**_task(w), "suggestion_id": "0kGogHmaqvZ"}
+    ),
+    "/api/workspaces/{workspace_id}/board/tasks/{task_id}/suggestions/{suggestion_id}": RouteCase(
+        lambda w: {**_task(w), "suggestion_id": "0kGogHmaqvZ"}
+    ),
+    "/api/workspaces/{workspace_id}/board/cycles": RouteCase(_w1, bodies={"POST": lambda w: {"title": "attacker"}}),
+    "/api/workspaces/{workspace_id}/board/cycles/active": RouteCase(_w1, bodies={"PUT": lambda w: {"cycleId": None}}),
+    "/api/workspaces/{workspace_id}/board/needs-you": RouteCase(_w1),
     "/api/workspaces/{workspace_id}/projects/{project_id}": RouteCase(
         lambda w: {"workspace_id": w.w1, "project_id": w.project_id},
         bodies={"PATCH": lambda w: {"expectedRevision": 1, "memory": "attacker"}},

@@ -7,6 +7,7 @@ from starlette.routing import Route
 from agent_workspace import __version__
 from agent_workspace.api import (
     board,
+    board_tasks,
     bridge,
     console,
     elicitations,
@@ -72,6 +73,7 @@ def create_app(runtime: Runtime) -> FastAPI:
     app.include_router(events.router)
     app.include_router(pano.router)
     app.include_router(board.router)
+    app.include_router(board_tasks.router)
     app.include_router(bridge.router)
     app.include_router(console.router)
     # Outermost first: a policy on every HTML page, note a client's hang-up (a wait serving it stops), refuse

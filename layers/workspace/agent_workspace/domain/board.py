@@ -4,29 +4,21 @@ The board refines AgentRQ's five statuses rather than replacing them: each colum
 so `updateStatus`, `taskCounts` and the queue mean what they always meant.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
+from agent_workspace.domain.columns import COLUMNS
+from agent_workspace.domain.errors import PayloadError
 from agent_workspace.domain.tasks import BODY_MAX, STORED, TITLE_MAX, check_text
 
-# (column, the AgentRQ status it belongs to, what it means); `archived` is a flag over any of them.
-COLUMNS: tuple[tuple[str, str, str], ...] = (
-    ("triage", "notstarted", "proposed by an agent under a supervised policy; the human accepts or declines it"),
-    ("backlog", "notstarted", "accepted, not yet ready; workable once it has acceptance criteria"),
-    ("ready", "notstarted", "ready to be claimed"),
-    ("in_progress", "ongoing", "claimed and being worked on"),
-    ("blocked", "blocked", "waiting on the human's answers"),
-    ("in_review", "completed", "delivered; awaiting the human's sign-off (policy signOff)"),
-    ("done", "completed", "delivered and accepted"),
-    ("rejected", "rejected", "declined or abandoned"),
-)
 ARCHIVED_NOTE = "archived: any column, hidden from lists unless asked for, with the reason it was archived"
-COMPLEXITY = ("trivial", "small", "medium", "large", "unknown")
-PRIORITIES = ("urgent", "high", "medium", "low", "none")
-LINK_TYPES = ("blocks", "relates_to", "duplicate_of")
-
 PROJECTS_MAX = 100  # per workspace: the context lists them all in one answer
 EPICS_MAX = 500
+CYCLES_MAX = 200
+LABELS_MAX = 200  # per workspace; a task carries at most LABELS_PER_TASK
+LABELS_PER_TASK = 10
+LABEL_MAX = 50
 PROJECT_DOC_MAX = BODY_MAX  # memory, conventions and decisions, each
 
 
@@ -87,8 +79,45 @@ class Epic(_Heading):
         return {"id": self.id, "title": self.title, "description": self.description, "createdAt": self.created_at}
 
 
+@dataclass(frozen=True)
+class Cycle(_Heading):
+    """A time-box the human plans; one at a time is active, and the queue ranks its tasks first."""
+
+    end_date: str | None = None
+
+    def public(self, active_id: str | None = None) -> dict[str, Any]:
+        shown = {"id": self.id, "title": self.title, "goal": self.description, "endDate": self.end_date}
+        return shown | {"active": self.id == active_id, "createdAt": self.created_at}
+
+
+@dataclass(frozen=True)
+class Board:
+    """The workspace level as one Query reads it."""
+
+    projects: list[Project] = field(default_factory=list)
+    epics: list[Epic] = field(default_factory=list)
+    cycles: list[Cycle] = field(default_factory=list)
+    policy: Policy = Policy()
+    labels: tuple[str, ...] = ()
+    active_cycle_id: str | None = None
+
+    @property
+    def active_cycle(self) -> Cycle | None:
+        return next((c for c in self.cycles if c.id == self.active_cycle_id), None)
+
+
 def columns_table() -> list[dict[str, str]]:
     return [{"column": name, "status": status, "meaning": meaning} for name, status, meaning in COLUMNS]
+
+
+def check_date(value: str, field_name: str) -> str:
+    """A calendar date as YYYY-MM-DD."""
+    try:
+        if len(value) == 10 and date.fromisoformat(value).isoformat() == value:
+            return value
+    except ValueError:
+        pass
+    raise PayloadError(f"{field_name} must be a date such as '2026-12-31'", field=field_name)
 
 
 def check_heading(title: str, description: str) -> None:

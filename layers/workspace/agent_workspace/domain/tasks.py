@@ -10,6 +10,7 @@ from typing import Any, Literal, get_args
 from pydantic import AliasGenerator, BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel, to_snake
 
+from agent_workspace.domain.columns import column_of, queue_rank
 from agent_workspace.domain.errors import NotFound, PayloadError
 from agent_workspace.domain.ids import is_id
 from agent_workspace.domain.text import SEGMENT_RULE, check_plain, echo, is_segment
@@ -24,6 +25,8 @@ ASSIGNEES: tuple[str, ...] = get_args(Assignee)
 STORED = ConfigDict(alias_generator=to_camel, validate_by_name=True, validate_by_alias=True)
 
 TITLE_MAX = 500
+IDENTIFIER_PREFIX = "WS-"  # a task's short identifier in its workspace: WS-42
+_IDENTIFIER = re.compile(r"WS-([1-9][0-9]{0,11})", re.IGNORECASE)
 BODY_MAX = 64 * 1024
 TEXT_MAX = 64 * 1024
 ATTACHMENT_ID_MAX = 128
@@ -116,6 +119,53 @@ class Message:
 
 
 @dataclass(frozen=True)
+class Entry:
+    """A line of a task's activity feed (every change, by whom and when), or a comment on the board's side."""
+
+    __pydantic_config__ = STORED
+
+    id: str
+    at: str
+    by: str  # "agent" or "human"
+    what: str  # created, claimed, progress, completed, status, edited, linked, archived, comment, …
+    token_id: str | None = None
+    text: str | None = None
+    details: dict[str, Any] | None = None
+
+    def public(self) -> dict[str, Any]:
+        shown: dict[str, Any] = {"id": self.id, "at": self.at, "by": self.by, "what": self.what}
+        if self.token_id:
+            shown["tokenId"] = self.token_id
+        if self.text is not None:
+            shown["text"] = self.text
+        if self.details:
+            shown.update(self.details)
+        return shown
+
+
+@dataclass(frozen=True)
+class Criterion:
+    """An acceptance criterion; `met` and `note` are the delivering agent's verdict on it."""
+
+    __pydantic_config__ = STORED
+
+    index: int
+    text: str
+    met: bool | None = None
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class Link:
+    """A relationship as this task sees it: `type` is `blocks`, `relates_to`, `duplicate_of` or an inverse."""
+
+    __pydantic_config__ = STORED
+
+    type: str
+    task_id: str
+
+
+@dataclass(frozen=True)
 class Task:
     """A task as every layer sees it; `TaskView` is its public shape, derived from these fields by name."""
 
@@ -147,15 +197,59 @@ class Task:
     trigger: dict[str, Any] | None = None
     # Set when completing the task published its event, so completing it again does not.
     event_publication_id: str | None = None
+    # -- the board (decision 0008): a refinement every AgentRQ task has at its defaults --
+    number: int | None = None  # the short identifier's number: WS-<number>
+    column: str | None = None  # a column of the status (`domain.columns`); None on tasks made before the board
+    summary: str | None = None
+    criteria: tuple[Criterion, ...] = ()
+    complexity: str | None = None
+    priority: str | None = None
+    labels: tuple[str, ...] = ()
+    due_date: str | None = None
+    project_id: str | None = None
+    epic_id: str | None = None
+    cycle_id: str | None = None
+    in_active_cycle: bool = False  # kept with `cycle_id`: the queue ranks the active cycle's tasks first
+    parent_id: str | None = None
+    assigned_token: str | None = None  # an agent task for one agent token only (the human's choice)
+    links: tuple[Link, ...] = ()
+    waiting_on: tuple[str, ...] = ()  # the tasks that block this one and are not done yet
+    questions: tuple[str, ...] = ()  # a blocker's questions for the human, while it is blocked
+    delivery: dict[str, Any] | None = None  # the completing agent's summary: {summary, at, by}
+    pending_suggestions: tuple[dict[str, Any], ...] = ()
+    archived: dict[str, str] | None = None  # {reason, at, by}: hidden from lists, never deleted
 
     @property
     def is_template(self) -> bool:
         return self.cron_schedule is not None
 
     @property
+    def board_column(self) -> str:
+        return column_of(self.status, self.column)
+
+    @property
+    def identifier(self) -> str | None:
+        return f"{IDENTIFIER_PREFIX}{self.number}" if self.number is not None else None
+
+    @property
     def queued(self) -> bool:
-        """In the agent's queue: a not-started task for the agent that is not a cron template."""
-        return self.assignee == "agent" and self.status == "notstarted" and not self.is_template
+        """In the agent's queue: a not-started task for the agent, not a cron template, not archived, waiting on
+        no other task, and workable: `ready`, or in `backlog` with criteria (one assigned to a token: either)."""
+        if self.assignee != "agent" or self.status != "notstarted" or self.is_template:
+            return False
+        if self.archived is not None or self.waiting_on:
+            return False
+        column = self.board_column
+        return column == "ready" or (column == "backlog" and (bool(self.criteria) or self.assigned_token is not None))
+
+    @property
+    def queue_rank(self) -> str:
+        return queue_rank(
+            column=self.board_column,
+            named=self.assigned_token is not None,
+            in_active_cycle=self.in_active_cycle,
+            priority=self.priority,
+        )
 
     @classmethod
     def new(
@@ -183,6 +277,22 @@ class Task:
 
     def public(self) -> dict[str, Any]:
         return TaskView.model_validate(self).model_dump(exclude_none=True)
+
+
+@dataclass(frozen=True)
+class TaskFilter:
+    """Which tasks a board listing keeps, besides its status (store/tasks.py makes the filter expression)."""
+
+    column: str | None = None
+    epic_id: str | None = None
+    project_id: str | None = None
+    cycle_id: str | None = None
+    label: str | None = None
+    assignee: str | None = None  # "human" or "agent"
+    assigned_token: str | None = None
+    mine: str | None = None  # a token id: tasks assigned to it or claimed by it
+    include_archived: bool = False
+    words: tuple[str, ...] = ()  # lowercase; each must occur in the task's search text
 
 
 # -- the public shapes: what agents and the REST API read (api/tasks.py documents its answers with them) ----
@@ -213,6 +323,18 @@ class ClaimView(_View):
     leaseExpiresAt: str = Field(description="Back in the queue then, unless the agent has started it.")
 
 
+class CriterionView(_View):
+    index: int
+    text: str
+    met: bool | None = None
+    note: str | None = None
+
+
+class LinkView(_View):
+    type: str = Field(description="blocks, blocked_by, relates_to, duplicate_of or duplicated_by")
+    taskId: str
+
+
 class TaskView(_View):
     id: str
     title: str
@@ -240,6 +362,27 @@ class TaskView(_View):
     eventId: str | None = Field(None, description="Present when completing the task publishes this event.")
     eventPublicationId: str | None = Field(None, description="Once completing the task has published its event.")
     claim: ClaimView | None = Field(None, description="Present while an agent holds the task from the queue.")
+    # The board's refinement (docs/tools.md "The board"); list fields are left out while empty.
+    identifier: str | None = Field(None, description="The short identifier, e.g. WS-42; accepted wherever an id is.")
+    column: str = Field(validation_alias="board_column", description="The board column, a refinement of status.")
+    summary: str | None = None
+    criteria: list[CriterionView] | None = Field(None, description="Acceptance criteria, each with its index.")
+    complexity: str | None = None
+    priority: str | None = None
+    labels: list[str] | None = None
+    dueDate: str | None = None
+    projectId: str | None = None
+    epicId: str | None = None
+    cycleId: str | None = None
+    parentId: str | None = Field(None, description="On a subtask: its parent task.")
+    assignedTo: str | None = Field(
+        None, validation_alias="assigned_token", description="The one agent token this agent task is for."
+    )
+    links: list[LinkView] | None = Field(None, description="Relationships, both directions visible.")
+    waitingOn: list[str] | None = Field(None, description="The tasks blocking this one that are not done yet.")
+    questions: list[str] | None = Field(None, description="While blocked: the agent's questions for the human.")
+    delivery: dict[str, Any] | None = Field(None, description="The delivering agent's summary: {summary, at, by}.")
+    archived: dict[str, str] | None = Field(None, description="Once archived: {reason, at, by}.")
 
     @model_validator(mode="after")
     def _only_where_they_mean_something(self) -> "TaskView":
@@ -249,7 +392,16 @@ class TaskView(_View):
             self.runCount = None
         if self.clearContext is False:
             self.clearContext = None
+        for name in ("criteria", "labels", "links", "waitingOn", "questions"):
+            if getattr(self, name) == []:
+                setattr(self, name, None)
         return self
+
+
+def identifier_number(ref: str) -> int | None:
+    """The number of a short identifier such as `WS-42`, or None when `ref` is not one."""
+    match = _IDENTIFIER.fullmatch(ref) if len(ref) <= 16 else None
+    return int(match.group(1)) if match else None
 
 
 def existing_id(task_id: str) -> str:

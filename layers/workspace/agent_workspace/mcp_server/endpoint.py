@@ -15,7 +15,7 @@ from starlette.requests import HTTPConnection
 from starlette.types import Receive, Scope, Send
 
 from agent_workspace.api.asgi_json import send_problem
-from agent_workspace.api.auth import authenticate, www_authenticate
+from agent_workspace.api.auth import authenticate, base_url, www_authenticate
 from agent_workspace.blocking import invocation_deadline, run_blocking
 from agent_workspace.domain.errors import RateLimited, Unauthorized, WorkspaceError
 from agent_workspace.domain.tokens import TokenKind
@@ -50,7 +50,11 @@ class McpEndpoint:
             await send_problem(send, error.http_status, error.message, extra)
             return
         scope.setdefault("state", {})[REQUEST_STATE_KEY] = Call(
-            principal, self._runtime, _request_id(scope), invocation_deadline(scope)
+            principal,
+            self._runtime,
+            _request_id(scope),
+            invocation_deadline(scope),
+            base_url(self._runtime, connection),
         )
         manager = StreamableHTTPSessionManager(
             self._server,

@@ -1,6 +1,7 @@
 """The texts of `help`, generated from the registry so they always match what the server accepts."""
 
 import json
+import textwrap
 from typing import Any
 
 from agent_workspace.mcp_server.registry import Action, Registry, Tool
@@ -9,6 +10,7 @@ CALL_SHAPE = 'Every tool takes {"action": "<action>", "payload": {...}}.'
 _NAME_COLUMN = 13  # "  task         This workspace's tasks..."
 _ACTION_COLUMN = 21
 _TYPE_COLUMN = 9
+_WIDTH = 100
 
 
 def overview(registry: Registry) -> str:
@@ -16,7 +18,9 @@ def overview(registry: Registry) -> str:
     indent = " " * (2 + _NAME_COLUMN)
     for tool in registry:
         lines.append(f"  {tool.name.ljust(_NAME_COLUMN)}{tool.summary}")
-        lines.append(f"{indent}actions: {', '.join(a.name for a in tool.actions)}")
+        # The reference's one line per tool, wrapped under itself once a tool has more actions than fit.
+        names = ", ".join(a.name for a in tool.actions)
+        lines += textwrap.wrap(names, _WIDTH, initial_indent=f"{indent}actions: ", subsequent_indent=indent + " " * 9)
     lines += [
         "",
         'Run help {"action": "<tool>"} for a tool\'s actions, or {"action": "<tool>.<action>"} '

@@ -1,5 +1,5 @@
 """Tool names of other products, answered but never listed: AgentRQ's 18 of the single-purpose era, and the
-task board's (Masaro's) as they land.
+task board's 19 (Masaro's).
 
 A call to one is rewritten to its tool and action with its arguments as the payload; only names
 whose target the registry really serves are answered, so this table covers tools as they land.
@@ -31,6 +31,21 @@ MASARO_NAMES: dict[str, tuple[str, str]] = {
     "get_project_context": ("board", "project"),
     "create_project": ("board", "createProject"),
     "create_epic": ("board", "createEpic"),
+    "list_tasks": ("task", "list"),
+    "get_task": ("task", "show"),
+    "get_next_task": ("task", "next"),
+    "claim_task": ("task", "claim"),
+    "update_progress": ("task", "progress"),
+    "complete_task": ("task", "complete"),
+    "report_blocker": ("task", "reportBlocker"),
+    "release_task": ("task", "release"),
+    "create_task": ("task", "propose"),
+    "update_task": ("task", "edit"),
+    "archive_task": ("task", "archive"),
+    "link_tasks": ("task", "link"),
+    "add_comment": ("task", "comment"),
+    "search": ("task", "search"),
+    "fetch": ("task", "fetch"),
 }
 OLD_TOOL_NAMES: dict[str, tuple[str, str]] = AGENTRQ_NAMES | MASARO_NAMES
 

@@ -37,6 +37,7 @@ class Call:
     runtime: Runtime
     request_id: str = ""
     deadline: float | None = None  # time.monotonic() when the Lambda invocation ends; None under uvicorn
+    base_url: str = ""  # how clients reach this server: links into the console are made from it
 
 
 # A handler returns the answer's text, or an object / list / None that the dispatcher renders as

@@ -4,13 +4,26 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from agent_workspace.backoff import back_off
 from agent_workspace.domain import board
-from agent_workspace.domain.board import EPICS_MAX, PROJECTS_MAX, Epic, Policy, Project
+from agent_workspace.domain.board import (
+    ARCHIVED_NOTE,
+    CYCLES_MAX,
+    EPICS_MAX,
+    PROJECTS_MAX,
+    Cycle,
+    Epic,
+    Policy,
+    Project,
+    check_date,
+    columns_table,
+)
 from agent_workspace.domain.clock import iso
+from agent_workspace.domain.columns import COMPLEXITY, LINK_TYPES, PRIORITIES
 from agent_workspace.domain.errors import Conflict, NotFound
 from agent_workspace.domain.ids import is_id, new_id
 from agent_workspace.domain.models import Actor, Workspace
-from agent_workspace.domain.tasks import STATUSES, check_text
+from agent_workspace.domain.tasks import STATUSES, TaskFilter, check_text
 from agent_workspace.domain.text import echo
 from agent_workspace.observability import count
 from agent_workspace.runtime import Runtime
@@ -19,26 +32,27 @@ from agent_workspace.store.board import CapReached
 
 def context(rt: Runtime, workspace: Workspace) -> dict[str, Any]:
     """The workspace at a glance, the standard first call: one read for the workspace, one for the board."""
-    projects, epics, policy = rt.board.read(workspace.id)
+    board = rt.board.read(workspace.id)
+    active = board.active_cycle
     return {
         "workspace": workspace.summary(),
         "statuses": list(STATUSES),
-        "columns": board.columns_table(),
-        "archived": board.ARCHIVED_NOTE,
-        "labels": [],
-        "complexity": list(board.COMPLEXITY),
-        "priorities": list(board.PRIORITIES),
-        "linkTypes": list(board.LINK_TYPES),
-        "projects": [project.summary() for project in projects],
-        "epics": [epic.public() for epic in epics],
-        "activeCycle": None,
-        "policy": policy.public(),
+        "columns": columns_table(),
+        "archived": ARCHIVED_NOTE,
+        "labels": list(board.labels),
+        "complexity": list(COMPLEXITY),
+        "priorities": list(PRIORITIES),
+        "linkTypes": list(LINK_TYPES),
+        "projects": [project.summary() for project in board.projects],
+        "epics": [epic.public() for epic in board.epics],
+        "activeCycle": active.public(active.id) if active else None,
+        "policy": board.policy.public(),
     }
 
 
 def set_policy(rt: Runtime, workspace_id: str, supervised: bool | None, sign_off: bool | None) -> Policy:
     """The human's policy; a setting left out keeps its value."""
-    _, _, current = rt.board.read(workspace_id)
+    current = rt.board.policy(workspace_id)
     policy = Policy(
         supervised=current.supervised if supervised is None else supervised,
         sign_off=current.sign_off if sign_off is None else sign_off,
@@ -46,6 +60,64 @@ def set_policy(rt: Runtime, workspace_id: str, supervised: bool | None, sign_off
     rt.board.set_policy(workspace_id, policy)
     count("BoardPolicySet")
     return policy
+
+
+def cycles(rt: Runtime, workspace_id: str) -> list[dict[str, Any]]:
+    board = rt.board.read(workspace_id)
+    return [cycle.public(board.active_cycle_id) for cycle in board.cycles]
+
+
+def create_cycle(
+    rt: Runtime, actor: Actor, title: str, goal: str, end_date: str | None, active: bool
+) -> dict[str, Any]:
+    """The human's time-box; made active, it ends the one active before (whose tasks lose their head start)."""
+    board.check_heading(title, goal)
+    if end_date is not None:
+        check_date(end_date, "endDate")
+    previous = rt.board.read(actor.workspace_id).active_cycle_id if active else None
+    cycle = Cycle(new_id(), actor.workspace_id, title, goal, iso(rt.clock()), actor.kind, end_date=end_date)
+    _within_cap(lambda: rt.board.create_cycle(cycle, CYCLES_MAX, active), "cycles", CYCLES_MAX)
+    if previous:
+        _rerank(rt, actor, previous, in_active=False)
+    count("CycleCreated")
+    return cycle.public(cycle.id if active else None)
+
+
+def activate_cycle(rt: Runtime, actor: Actor, cycle_id: str | None) -> dict[str, Any]:
+    """Make a cycle the active one (None: none is); the queue ranks its tasks first from now on."""
+    board = rt.board.read(actor.workspace_id)
+    if cycle_id is not None and cycle_id not in [c.id for c in board.cycles]:
+        raise NotFound(f"no cycle {echo(cycle_id)!r} in this workspace")
+    previous = board.active_cycle_id
+    if previous != cycle_id:
+        rt.board.set_active_cycle(actor.workspace_id, cycle_id)
+        if previous:
+            _rerank(rt, actor, previous, in_active=False)
+        if cycle_id:
+            _rerank(rt, actor, cycle_id, in_active=True)
+    return {"activeCycleId": cycle_id}
+
+
+def _rerank(rt: Runtime, actor: Actor, cycle_id: str, in_active: bool) -> None:
+    """Mark the cycle's unfinished tasks in or out of the active cycle: their queue rank follows. Paged
+    through the board's listing; a task someone changes meanwhile is read again."""
+    cursor: str | None = None
+    while True:
+        page, cursor = rt.tasks.list_filtered(
+            actor.workspace_id, None, TaskFilter(cycle_id=cycle_id, include_archived=True), 100, cursor
+        )
+        for task in page:
+            for attempt in range(6):
+                current = rt.tasks.get(actor.workspace_id, task.id, consistent=True)
+                if current is None or current.cycle_id != cycle_id or current.in_active_cycle == in_active:
+                    break
+                try:
+                    rt.tasks.save(actor.account_id, current, replace(current, in_active_cycle=in_active))
+                    break
+                except Conflict:
+                    back_off(attempt)
+        if cursor is None:
+            return
 
 
 def project_context(rt: Runtime, actor: Actor, project_id: str) -> dict[str, Any]:

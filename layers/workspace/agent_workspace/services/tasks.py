@@ -1,7 +1,7 @@
 """The work queue between humans and agents: creating, handing out, updating and discussing tasks."""
 
 import base64
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import timedelta
@@ -21,12 +21,13 @@ from agent_workspace.domain.tasks import (
     TITLE_MAX,
     AttachmentIn,
     AttachmentRef,
+    Entry,
     Message,
     NewAttachment,
     Task,
     check_text,
     decode_attachments,
-    existing_id,
+    identifier_number,
 )
 from agent_workspace.domain.text import echo
 from agent_workspace.observability import count
@@ -64,6 +65,7 @@ def create_task(rt: Runtime, actor: Actor, new: NewTask) -> Task:
     now = rt.clock()
     first = first_fire(schedule, now) if schedule else None
     task_id = new_id()
+    number = rt.tasks.next_number(actor.account_id, actor.workspace_id)
     refs = _store_contents(rt, actor.workspace_id, task_id, decoded, iso(now), template=schedule is not None)
     task = Task.new(
         id=task_id,
@@ -80,10 +82,12 @@ def create_task(rt: Runtime, actor: Actor, new: NewTask) -> Task:
         event_id=new.event_id,
         clear_context=new.clear_context,
         next_fire_at=iso(first) if first else None,
+        number=number,
     )
+    created = Entry(new_id(), iso(now), actor.kind, "created", actor.token_id, details={"column": task.board_column})
     with _taking_back(rt, refs):
         if schedule is None:
-            rt.tasks.create(actor.account_id, task)
+            rt.tasks.create(actor.account_id, task, (rt.tasks.entry_put(task.workspace_id, task.id, created),))
         else:
             schedules.arm_new(rt, actor.account_id, task)
             try:
@@ -108,7 +112,7 @@ def dequeue(rt: Runtime, actor: Actor) -> Task | None:
 def get_task(
     rt: Runtime, workspace_id: str, task_id: str, include_conversation: bool, limit: int, cursor: str | None
 ) -> dict[str, Any]:
-    existing_id(task_id)
+    task_id = resolve(rt, workspace_id, task_id)
     if not include_conversation:
         if cursor is not None:
             raise PayloadError("cursor pages the conversation: set includeConversation", field="cursor")
@@ -133,7 +137,7 @@ def get_task(
 
 def get_message(rt: Runtime, workspace_id: str, task_id: str, message_id: str) -> Message:
     """One message of a task's conversation, for one too large to come in a page of it."""
-    existing_id(task_id)
+    task_id = resolve(rt, workspace_id, task_id)
     message = rt.tasks.get_message(workspace_id, task_id, message_id) if is_id(message_id) else None
     if message is None:
         raise NotFound(f"no message {echo(message_id)!r} in task {task_id}")
@@ -141,23 +145,58 @@ def get_message(rt: Runtime, workspace_id: str, task_id: str, message_id: str) -
 
 
 def set_status(rt: Runtime, actor: Actor, task_id: str, status: str) -> Task:
-    existing_id(task_id)
+    """AgentRQ's `updateStatus`: the status's own column, except that an agent's delivery waits in review when
+    the workspace's policy asks for the human's sign-off."""
+    task_id = resolve(rt, actor.workspace_id, task_id)
     if status not in STATUSES:
         raise PayloadError(f"status must be one of {', '.join(STATUSES)}", field="status")
+    column = None
+    if status == "completed" and actor.kind == "agent" and rt.board.policy(actor.workspace_id).sign_off:
+        column = "in_review"
+    return change_status(rt, actor, task_id, status, column)[0]
+
+
+def change_status(
+    rt: Runtime,
+    actor: Actor,
+    task_id: str,
+    status: str,
+    column: str | None = None,
+    edit: Callable[[Task], Task] | None = None,
+    what: str = "status",
+    text: str | None = None,
+    details: dict[str, Any] | None = None,
+) -> tuple[Task, list[Task]]:
+    """Every status change, AgentRQ's and the board's: history, counts, queue, activity, unblocking and the
+    completion event in one place. Returns the task and the tasks it unblocked."""
     by = {"by": actor.kind, "tokenId": actor.token_id}
     now = iso(rt.clock())
+    entry = Entry(new_id(), now, actor.kind, what, actor.token_id, text, {"status": status, **(details or {})})
     publication = events.CompletionPublication(rt, actor.account_id, now)
-    task, old = rt.tasks.set_status(actor.account_id, actor.workspace_id, task_id, status, by, now, publication)
+    task, old, unblocked = rt.tasks.set_status(
+        actor.account_id, actor.workspace_id, task_id, status, by, now, publication, column, edit, (entry,)
+    )
     if old != status:
         count(f"TaskStatus{status.capitalize()}")
     if status == "completed" and task.event_id:
         newly = publication.issued is not None and publication.issued == task.event_publication_id
         events.send_completion_event(rt, actor.account_id, task, newly_published=newly)
-    return task
+    return task, unblocked
+
+
+def resolve(rt: Runtime, workspace_id: str, ref: str) -> str:
+    """The task id `ref` names: an id as this server makes them, or a short identifier such as WS-42."""
+    if is_id(ref):
+        return ref
+    number = identifier_number(ref)
+    found = rt.tasks.task_id_of(workspace_id, number) if number is not None else None
+    if found is None:
+        raise NotFound(f"no task {echo(ref)!r} in this workspace")
+    return found
 
 
 def post_message(rt: Runtime, actor: Actor, task_id: str, text: str, attachments: Sequence[AttachmentIn]) -> Message:
-    existing_id(task_id)
+    task_id = resolve(rt, actor.workspace_id, task_id)
     check_text(text, "text", TEXT_MAX)
     decoded = decode_attachments(attachments)
     # With files, check the task before uploading so a wrong id stores nothing; without, the write itself checks.
@@ -173,7 +212,7 @@ def post_message(rt: Runtime, actor: Actor, task_id: str, text: str, attachments
 
 
 def attachment(rt: Runtime, workspace_id: str, task_id: str, attachment_id: str, as_base64: bool) -> dict[str, Any]:
-    existing_id(task_id)
+    task_id = resolve(rt, workspace_id, task_id)
     # An id longer than any stored one names nothing, and must not reach a key (DynamoDB's 1,024 bytes).
     known = len(attachment_id) <= ATTACHMENT_ID_MAX
     ref = rt.tasks.get_attachment(workspace_id, task_id, attachment_id) if known else None

@@ -252,6 +252,11 @@ class AccountStore:
         prefix = keys.token_ref_prefix(_scope(workspace_id))
         return [_token(item) for item in query_prefix(self._db, self._table, keys.account_pk(account_id), prefix)]
 
+    def has_agent_token(self, account_id: str, workspace_id: str, token_id: str) -> bool:
+        """Whether the workspace has this (unrevoked) agent token: one GetItem of its reference."""
+        sk = keys.token_ref_sk(_scope(workspace_id), token_id)
+        return get_item(self._db, self._table, keys.account_pk(account_id), sk, consistent=False) is not None
+
     def revoke_token(self, account_id: str, workspace_id: str | None, token_id: str) -> None:
         """Delete the token so its next use gets 401; the reference and the owner's count go with it in the same
         transaction. The account's last human token is refused (`Conflict`): as `create_account` says, an

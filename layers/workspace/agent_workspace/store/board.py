@@ -9,7 +9,7 @@ from typing import Any
 from boto3.dynamodb.conditions import Attr, ConditionBase
 from pydantic import TypeAdapter
 
-from agent_workspace.domain.board import Epic, Policy, Project
+from agent_workspace.domain.board import Board, Cycle, Epic, Policy, Project
 from agent_workspace.domain.errors import Conflict
 from agent_workspace.store import keys
 from agent_workspace.store.dynamo import get_item, key, query_prefix, to_item, translating_errors
@@ -18,6 +18,7 @@ from agent_workspace.store.expressions import NEW_ITEM, Update, only_if, revisio
 _PROJECT: TypeAdapter[Project] = TypeAdapter(Project)
 _EPIC: TypeAdapter[Epic] = TypeAdapter(Epic)
 _POLICY: TypeAdapter[Policy] = TypeAdapter(Policy)
+_CYCLE: TypeAdapter[Cycle] = TypeAdapter(Cycle)
 
 
 class CapReached(Exception):
@@ -34,20 +35,50 @@ class BoardStore:
         self._db = dynamodb
         self._table = table_name
 
-    def read(self, workspace_id: str) -> tuple[list[Project], list[Epic], Policy]:
-        """The board's projects and epics, oldest first, and its policy, in one Query (bounded by the caps)."""
-        projects: list[Project] = []
-        epics: list[Epic] = []
-        policy = Policy()
+    def read(self, workspace_id: str) -> Board:
+        """The board's projects, epics and cycles, oldest first, its policy, labels and active cycle: one Query
+        (bounded by the caps)."""
+        found: dict[str, list[Any]] = {"PROJECT": [], "EPIC": [], "CYCLE": []}
+        adapters: dict[str, TypeAdapter[Any]] = {"PROJECT": _PROJECT, "EPIC": _EPIC, "CYCLE": _CYCLE}
+        policy, labels, active = Policy(), (), None
         for item in query_prefix(self._db, self._table, keys.workspace_pk(workspace_id), keys.BOARD_SK_PREFIX):
             kind = item[keys.SK].removeprefix(keys.BOARD_SK_PREFIX).split("#", 1)[0]
-            if kind == "PROJECT":
-                projects.append(_PROJECT.validate_python(item))
-            elif kind == "EPIC":
-                epics.append(_EPIC.validate_python(item))
+            if kind in adapters:
+                found[kind].append(adapters[kind].validate_python(item))
             elif kind == "POLICY":
                 policy = _POLICY.validate_python(item)
-        return sorted(projects, key=lambda p: p.created_at), sorted(epics, key=lambda e: e.created_at), policy
+            elif kind == "COUNTS":
+                labels, active = tuple(sorted(item.get("labels", ()))), item.get("activeCycleId")
+        oldest_first = {kind: sorted(things, key=lambda t: t.created_at) for kind, things in found.items()}
+        return Board(oldest_first["PROJECT"], oldest_first["EPIC"], oldest_first["CYCLE"], policy, labels, active)
+
+    def policy(self, workspace_id: str) -> Policy:
+        item = get_item(self._db, self._table, keys.workspace_pk(workspace_id), keys.BOARD_POLICY_SK, False)
+        return _POLICY.validate_python(item) if item else Policy()
+
+    def labels_added(self, workspace_id: str, labels: set[str], most: int) -> dict[str, Any]:
+        """A transaction item adding labels to the workspace's set, refused once the set holds `most`."""
+        update = Update().add("labels", labels).only_if(Attr("labels").not_exists() | Attr("labels").size().lt(most))
+        return {
+            "Update": {
+                "TableName": self._table,
+                "Key": key(keys.workspace_pk(workspace_id), keys.BOARD_COUNTS_SK),
+                **update.params(),
+            }
+        }
+
+    def create_cycle(self, cycle: Cycle, most: int, active: bool) -> None:
+        values = _CYCLE.dump_python(cycle, by_alias=True, exclude_none=True)
+        self._create(cycle.workspace_id, keys.cycle_sk(cycle.id), values, "cycles", most, cycle.id if active else None)
+
+    def set_active_cycle(self, workspace_id: str, cycle_id: str | None) -> None:
+        update = Update().set("activeCycleId", cycle_id) if cycle_id else Update().remove("activeCycleId")
+        with translating_errors():
+            self._db.update_item(
+                TableName=self._table,
+                Key=key(keys.workspace_pk(workspace_id), keys.BOARD_COUNTS_SK),
+                **update.params(),
+            )
 
     def set_policy(self, workspace_id: str, policy: Policy) -> None:
         """The human's policy, replacing the last one (the last writer wins: it is one person's setting)."""
@@ -83,9 +114,13 @@ class BoardStore:
     def create_epic(self, epic: Epic, most: int) -> None:
         self._create(epic.workspace_id, keys.epic_sk(epic.id), _EPIC.dump_python(epic, by_alias=True), "epics", most)
 
-    def _create(self, workspace_id: str, sk: str, values: dict[str, Any], counter: str, most: int) -> None:
+    def _create(
+        self, workspace_id: str, sk: str, values: dict[str, Any], counter: str, most: int, active: str | None = None
+    ) -> None:
         pk = keys.workspace_pk(workspace_id)
         count = Update().add(counter, 1).only_if(_room_for(counter, most))
+        if active:
+            count.set("activeCycleId", active)
         items: list[dict[str, Any]] = [
             {
                 "Put": {

@@ -80,8 +80,32 @@ def queue_pk(workspace_id: str) -> str:
     return f"QUEUE#{workspace_id}"
 
 
-def queue_sk(available_at: str, task_id: str) -> str:
-    return f"{available_at}#{task_id}"
+def queue_sk(available_at: str, task_id: str, rank: str = "") -> str:
+    """A queued task's place: its rank (`domain.columns.queue_rank`, empty for AgentRQ's plain tasks), then the
+    time it becomes available (created, or a claim's lease expiry)."""
+    return f"{rank}{available_at}#{task_id}"
+
+
+def queue_rank_of(sk: str) -> str:
+    """The rank prefix of a queue sort key (timestamps and ids hold no '#')."""
+    parts = sk.split("#")
+    return f"{parts[0]}#" if len(parts) == 3 else ""
+
+
+def activity_sk(task_id: str, entry_id: str) -> str:
+    """An entry of a task's activity feed: who changed what, when; ids sort by time. `~` sorts it after the
+    conversation (`#MSG#`), which a task's read takes in one Query, and after a template's runs."""
+    return f"TASK#{task_id}#~ACT#{entry_id}"
+
+
+def comment_sk(task_id: str, comment_id: str) -> str:
+    """A comment on the board's side of a task (the AgentRQ conversation is `#MSG#`)."""
+    return f"TASK#{task_id}#~CMT#{comment_id}"
+
+
+def identifier_sk(number: int) -> str:
+    """Points a workspace's short identifier (WS-<number>) at its task."""
+    return f"IDENT#{number}"
 
 
 def task_list_pk(workspace_id: str) -> str:
@@ -254,5 +278,9 @@ def epic_sk(epic_id: str) -> str:
     return f"{BOARD_SK_PREFIX}EPIC#{epic_id}"
 
 
-BOARD_COUNTS_SK = f"{BOARD_SK_PREFIX}COUNTS"
+def cycle_sk(cycle_id: str) -> str:
+    return f"{BOARD_SK_PREFIX}CYCLE#{cycle_id}"
+
+
+BOARD_COUNTS_SK = f"{BOARD_SK_PREFIX}COUNTS"  # the caps' counts, the label set and the active cycle
 BOARD_POLICY_SK = f"{BOARD_SK_PREFIX}POLICY"

@@ -10,12 +10,13 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from boto3.dynamodb.conditions import Attr, ConditionBase
+from boto3.dynamodb.conditions import Attr, ConditionBase, ConditionExpressionBuilder
 from pydantic import TypeAdapter
 
 from agent_workspace.backoff import back_off
+from agent_workspace.domain.columns import DEFAULT_COLUMN
 from agent_workspace.domain.errors import Conflict, NotFound, PayloadError, Unavailable
-from agent_workspace.domain.tasks import AttachmentRef, Message, Task
+from agent_workspace.domain.tasks import AttachmentRef, Entry, Message, Task, TaskFilter
 from agent_workspace.store import keys
 from agent_workspace.store.cursor import cursor_after, decode_cursor, encode_cursor
 from agent_workspace.store.dynamo import (
@@ -34,6 +35,7 @@ _CONTENTION_ROUNDS = 6  # bounded retries when another writer touched the same i
 _QUEUE_PAGE = 10  # the first read of the queue; deeper pages when other agents took these
 _QUEUE_PAGE_MAX = 100
 _CONTENDED_TRIES = 2  # random claims per page once the oldest was lost
+_FILTERED_READS = 500  # tasks one filtered listing call evaluates at most
 
 
 class TaskStore:
@@ -48,14 +50,35 @@ class TaskStore:
 
         A cancelled transaction's reasons come in that order: task, attachments, count, `also`.
         """
-        item = _task_item(task)
+        item = task_item(task)
         items: list[dict[str, Any]] = [
             {"Put": {"TableName": self._table, "Item": to_item(item), **only_if(NEW_ITEM)}},
             *(self._attachment_put(task.workspace_id, task.id, ref) for ref in task.attachments),
             self._count_update(account_id, task.workspace_id, {task.status: 1}),
             *also,
         ]
+        if task.number is not None:
+            pointer = {keys.PK: keys.workspace_pk(task.workspace_id), keys.SK: keys.identifier_sk(task.number)}
+            pointer["taskId"] = task.id
+            items.append({"Put": {"TableName": self._table, "Item": to_item(pointer), **only_if(NEW_ITEM)}})
         self._transact(items, f"task {task.id} already exists")
+
+    def next_number(self, account_id: str, workspace_id: str) -> int:
+        """The workspace's next short-identifier number: one atomic counter, so no two tasks share one (a failed
+        create leaves a gap, never a duplicate)."""
+        with translating_errors():
+            response = self._db.update_item(
+                TableName=self._table,
+                Key=key(keys.account_pk(account_id), keys.workspace_sk(workspace_id)),
+                **Update().add("taskNumbers", 1).only_if(EXISTS).params(),
+                ReturnValues="UPDATED_NEW",
+            )
+        return int(response["Attributes"]["taskNumbers"]["N"])
+
+    def task_id_of(self, workspace_id: str, number: int) -> str | None:
+        """The task a short identifier names, if any."""
+        item = get_item(self._db, self._table, keys.workspace_pk(workspace_id), keys.identifier_sk(number), False)
+        return item["taskId"] if item else None
 
     def add_message(self, account_id: str, workspace_id: str, task_id: str, message: Message) -> None:
         """The message and its attachment records; refused if the task does not exist."""
@@ -87,7 +110,10 @@ class TaskStore:
         by: dict[str, str],
         now: str,
         publication: Callable[[Task], tuple[str, dict[str, Any]]] | None = None,
-    ) -> tuple[Task, str]:
+        column: str | None = None,
+        edit: Callable[[Task], Task] | None = None,
+        entries: tuple[Entry, ...] = (),
+    ) -> tuple[Task, str, list[Task]]:
         """Move a task to `status`, keep the change in its history and the counts in step.
 
         Conditional on the status read just before, so two concurrent changes never both apply to the
@@ -95,11 +121,18 @@ class TaskStore:
         a task with an `eventId` for the first time also writes `publication(task)` (its id and a
         transaction item recording it) in the same transaction, so the event is published exactly once.
         `notstarted` on a task that is dequeued but not started (still `notstarted`) releases the claim instead.
+        The task lands in `column` (of that status), else the status's default column; landing in `done` takes
+        it off the waiting lists of the tasks it blocks, in the same transaction (the third value: those that
+        wait on nothing more). `edit` applies the board's other changes to each fresh read (and refuses, raising,
+        a change that no longer applies to it); `entries` go on the activity feed with the change.
         """
         for attempt in range(_CONTENTION_ROUNDS):
             current = self.get(workspace_id, task_id, consistent=True)
             if current is None:
                 raise NotFound(f"no task {task_id} in this workspace")
+            if current.status == status and edit is not None:
+                edit(current)  # the board's change refuses, saying why: it cannot apply to the task as it is
+                raise Conflict(f"task {task_id} is {current.board_column} already")
             if current.status == status:
                 if current.claim and current.queued:
                     # `notstarted` on a dequeued task the agent never started: it gives the task back.
@@ -107,22 +140,27 @@ class TaskStore:
                     if released is None:  # claimed anew meanwhile: read it again
                         back_off(attempt)
                         continue
-                    return released, status
-                return current, status  # not a change: nothing to record
+                    return released, status, []
+                return current, status, []  # not a change: nothing to record
             # Never before the change it follows: this attempt may have lost to a later one, and another
             # instance's clock may run a little ahead of ours; the history stays in order either way.
             at = max(now, current.history[-1]["at"]) if current.history else now
             entry = {"status": status, "at": at, **by}
-            update = _status_change(Update(), current, status, entry).only_if(_unchanged_since_read(current))
+            landing = column or DEFAULT_COLUMN[status]
+            edited = edit(current) if edit else current
+            update = _status_change(Update(), current, status, entry, landing).only_if(_unchanged_since_read(current))
             publication_id = None
             if publication and status == "completed" and current.event_id and not current.event_publication_id:
                 publication_id, publication_put = publication(current)
                 update.set("eventPublicationId", publication_id).only_if(_NOT_YET_PUBLISHED)
-            if replace(current, status=status).queued:
+            moved = replace(edited, status=status, column=landing)
+            if moved.queued:
+                moved = replace(moved, claim=None)
                 update.set(keys.GSI1_PK, keys.queue_pk(workspace_id))
-                update.set(keys.GSI1_SK, keys.queue_sk(current.created_at, task_id)).remove("claim")
+                update.set(keys.GSI1_SK, keys.queue_sk(current.created_at, task_id, moved.queue_rank))
             else:
                 update.remove(keys.GSI1_PK).remove(keys.GSI1_SK)
+            _edits(update, current, moved, status)
             items: list[dict[str, Any]] = [
                 {
                     "Update": {
@@ -135,21 +173,22 @@ class TaskStore:
             items.append(self._count_update(account_id, workspace_id, {current.status: -1, status: 1}))
             if publication_id:
                 items.append(publication_put)
+            unblocked = self.unblocking(current, moved, at)
+            items.extend(self.put_if_unchanged(before, after) for before, after in unblocked)
+            items.extend(self.entry_put(workspace_id, task_id, e) for e in entries)
             try:
                 self._transact(items, "")
             except Conflict:
                 back_off(attempt)
                 continue
-            queued = replace(current, status=status).queued
             changed = replace(
-                current,
-                status=status,
+                moved,
                 updated_at=at,
                 history=(*current.history, entry),
-                claim=None if queued else current.claim,
+                questions=() if status != "blocked" else moved.questions,
                 event_publication_id=publication_id or current.event_publication_id,
             )
-            return changed, current.status
+            return changed, current.status, [after for _, after in unblocked if not after.waiting_on]
         raise Unavailable(f"task {task_id} is being changed by others; retry shortly")
 
     def _release_claim(self, workspace_id: str, current: Task, now: str) -> Task | None:
@@ -160,7 +199,7 @@ class TaskStore:
         release = (
             Update()
             .set(keys.GSI1_PK, keys.queue_pk(workspace_id))
-            .set(keys.GSI1_SK, keys.queue_sk(current.created_at, current.id))
+            .set(keys.GSI1_SK, keys.queue_sk(current.created_at, current.id, current.queue_rank))
             .set("updatedAt", at)
             .remove("claim")
             # Still unstarted and held by the claim read just before, not one taken over since.
@@ -177,6 +216,75 @@ class TaskStore:
             return None
         return replace(current, claim=None, updated_at=at)
 
+    def unblocking(self, before: Task, after: Task, at: str) -> list[tuple[Task, Task]]:
+        """The tasks `after` blocks, as read and without it on their waiting lists, when it lands in `done`."""
+        if after.board_column != "done" or before.board_column == "done":
+            return []
+        blocked = [link.task_id for link in after.links if link.type == "blocks"]
+        wanted = [key(keys.workspace_pk(after.workspace_id), keys.task_sk(t)) for t in blocked]
+        found = [task_from(from_item(item)) for item in batch_get(self._db, self._table, wanted)] if wanted else []
+        return [
+            (task, replace(task, waiting_on=tuple(w for w in task.waiting_on if w != after.id), updated_at=at))
+            for task in found
+            if after.id in task.waiting_on
+        ]
+
+    def put_if_unchanged(self, before: Task, after: Task) -> dict[str, Any]:
+        """A transaction item writing `after` over the task, if it is still as `before` was read."""
+        return {"Put": {"TableName": self._table, "Item": to_item(task_item(after)), **only_if(_unchanged(before))}}
+
+    def save(
+        self,
+        account_id: str,
+        before: Task,
+        after: Task,
+        entries: tuple[Entry, ...] = (),
+        also: tuple[dict[str, Any], ...] = (),
+    ) -> list[Task]:
+        """A board edit without a status change: `after` over the task as read (`before`), its activity entries
+        and `also`, in one transaction; `Conflict` if anyone changed the task meanwhile. Landing in `done` takes
+        it off the waiting lists of the tasks it blocks, in the same transaction: returned are those that wait
+        on nothing more."""
+        assert before.status == after.status, "a status change goes through set_status"
+        unblocked = self.unblocking(before, after, after.updated_at)
+        items = [self.put_if_unchanged(before, after)]
+        items.extend(self.put_if_unchanged(was, now) for was, now in unblocked)
+        items.extend(self.entry_put(after.workspace_id, after.id, entry) for entry in entries)
+        items.extend(also)
+        self._transact(items, f"task {after.id} changed meanwhile; read it again")
+        return [now for _, now in unblocked if not now.waiting_on]
+
+    def entry_put(self, workspace_id: str, task_id: str, entry: Entry, comment: bool = False) -> dict[str, Any]:
+        """A transaction item adding an activity entry (or, with `comment`, a comment) to a task."""
+        sk = keys.comment_sk(task_id, entry.id) if comment else keys.activity_sk(task_id, entry.id)
+        values = _ENTRY.dump_python(entry, by_alias=True, exclude_none=True)
+        item = {keys.PK: keys.workspace_pk(workspace_id), keys.SK: sk, **values}
+        return {"Put": {"TableName": self._table, "Item": to_item(item), **only_if(NEW_ITEM)}}
+
+    def add_comment(self, workspace_id: str, task_id: str, entry: Entry) -> None:
+        """A comment, refused if the task does not exist."""
+        items = [
+            touch_task(self._table, workspace_id, task_id, entry.at),
+            self.entry_put(workspace_id, task_id, entry, True),
+        ]
+        try:
+            self._transact(items, "")
+        except Conflict:
+            raise NotFound(f"no task {task_id} in this workspace") from None
+
+    def feed(self, workspace_id: str, task_id: str, limit: int, comments: bool = False) -> list[Entry]:
+        """A task's newest activity entries (or comments), newest first: one Query."""
+        prefix = keys.comment_sk(task_id, "") if comments else keys.activity_sk(task_id, "")
+        with translating_errors():
+            page = self._db.query(
+                TableName=self._table,
+                KeyConditionExpression="PK = :pk AND begins_with(SK, :prefix)",
+                ExpressionAttributeValues=to_item({":pk": keys.workspace_pk(workspace_id), ":prefix": prefix}),
+                ScanIndexForward=False,
+                Limit=limit,
+            )
+        return [_ENTRY.validate_python(from_item(item)) for item in page.get("Items", [])]
+
     def claim_next(self, workspace_id: str, token_id: str, now: str, lease_until: str) -> Task | None:
         """Hand the oldest available queued task to exactly one caller.
 
@@ -190,15 +298,7 @@ class TaskStore:
         so a crowd of agents spreads over the queue within a few rounds and refused writes stay few.
         """
         for attempt in range(_CONTENTION_ROUNDS):
-            with translating_errors():
-                page = self._db.query(
-                    TableName=self._table,
-                    IndexName=keys.GSI1,
-                    KeyConditionExpression="GSI1PK = :q AND GSI1SK <= :now",
-                    ExpressionAttributeValues=to_item({":q": keys.queue_pk(workspace_id), ":now": f"{now}#~"}),
-                    Limit=min(_QUEUE_PAGE << attempt, _QUEUE_PAGE_MAX),
-                )
-            candidates = [from_item(item) for item in page.get("Items", [])]
+            candidates = self.available(workspace_id, token_id, now, min(_QUEUE_PAGE << attempt, _QUEUE_PAGE_MAX))
             if not candidates:
                 return None
             if attempt == 0:
@@ -213,10 +313,39 @@ class TaskStore:
             back_off(attempt)
         raise Unavailable("the queue is busy with other agents; retry shortly")
 
+    def available(self, workspace_id: str, token_id: str, now: str, limit: int) -> list[dict[str, Any]]:
+        """The first queued tasks this token may take now, in queue order (`domain.columns.queue_rank`).
+
+        One Query page of the queue index in the usual case. Skipped, and read past, are tasks held under a
+        lease that has not run out and tasks the human assigned to another token: few, since a dequeued task
+        leaves the queue once started.
+        """
+        mine = Attr("assignedToken").not_exists() | Attr("assignedToken").eq(token_id)
+        free = Attr("claim").not_exists() | Attr("claim.leaseExpiresAt").lte(now)
+        built = ConditionExpressionBuilder().build_expression(free & mine)
+        request: dict[str, Any] = {
+            "TableName": self._table,
+            "IndexName": keys.GSI1,
+            "KeyConditionExpression": "GSI1PK = :q",
+            "FilterExpression": built.condition_expression,
+            "ExpressionAttributeNames": built.attribute_name_placeholders,
+            "ExpressionAttributeValues": to_item(
+                {":q": keys.queue_pk(workspace_id), **built.attribute_value_placeholders}
+            ),
+            "Limit": limit,
+        }
+        with translating_errors():
+            while True:
+                page = self._db.query(**request)
+                found = [from_item(item) for item in page.get("Items", [])]
+                if found or "LastEvaluatedKey" not in page:
+                    return found
+                request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
     def _try_claim(
         self, workspace_id: str, seen: dict[str, Any], token_id: str, now: str, lease_until: str
     ) -> Task | None:
-        lease = keys.queue_sk(lease_until, seen["id"])
+        lease = keys.queue_sk(lease_until, seen["id"], keys.queue_rank_of(seen[keys.GSI1_SK]))
         claim = (
             Update()
             .set("claim", {"tokenId": token_id, "claimedAt": now, "leaseExpiresAt": lease_until})
@@ -236,7 +365,7 @@ class TaskStore:
                 )
         except Conflict:
             return None
-        return _task(from_item(response["Attributes"]))
+        return task_from(from_item(response["Attributes"]))
 
     def create_run(
         self, account_id: str, template: Task, run: Task, next_fire_at: str | None, finished: dict[str, str] | None
@@ -261,14 +390,14 @@ class TaskStore:
             moved_on.remove("nextFireAt")
         deltas = {run.status: 1}
         if finished is not None and template.status != "completed":
-            _status_change(moved_on, template, "completed", finished)
+            _status_change(moved_on, template, "completed", finished, DEFAULT_COLUMN["completed"])
             deltas[template.status] = deltas.get(template.status, 0) - 1
             deltas["completed"] = deltas.get("completed", 0) + 1
         items: list[dict[str, Any]] = [
             {
                 "Put": {
                     "TableName": self._table,
-                    "Item": to_item(_task_item(run)),
+                    "Item": to_item(task_item(run)),
                     **only_if(NEW_ITEM),
                 }
             },
@@ -352,7 +481,7 @@ class TaskStore:
 
     def _get_many(self, workspace_id: str, task_ids: list[str]) -> list[Task]:
         wanted = [key(keys.workspace_pk(workspace_id), keys.task_sk(t)) for t in task_ids]
-        return [_task(from_item(item)) for item in batch_get(self._db, self._table, wanted, consistent=False)]
+        return [task_from(from_item(item)) for item in batch_get(self._db, self._table, wanted, consistent=False)]
 
     # -- reads ---------------------------------------------------------------------------------
 
@@ -363,7 +492,7 @@ class TaskStore:
                 Key=key(keys.workspace_pk(workspace_id), keys.task_sk(task_id)),
                 ConsistentRead=consistent,
             ).get("Item")
-        return _task(from_item(item)) if item else None
+        return task_from(from_item(item)) if item else None
 
     def get_with_conversation(
         self, workspace_id: str, task_id: str, limit: int, cursor: str | None
@@ -374,10 +503,13 @@ class TaskStore:
         if start is not None and not start[keys.SK]["S"].startswith(keys.message_sk(task_id, "")):
             raise PayloadError("cursor is not one this task's conversation returned", field="cursor")
         task = None if start is None else self.get(workspace_id, task_id)
+        # The task, its attachment records and its messages; not its runs, activity or comments (sorted after).
         request: dict[str, Any] = {
             "TableName": self._table,
-            "KeyConditionExpression": "PK = :pk AND begins_with(SK, :prefix)",
-            "ExpressionAttributeValues": to_item({":pk": pk, ":prefix": keys.task_sk(task_id)}),
+            "KeyConditionExpression": "PK = :pk AND SK BETWEEN :task AND :last",
+            "ExpressionAttributeValues": to_item(
+                {":pk": pk, ":task": keys.task_sk(task_id), ":last": keys.message_sk(task_id, "~")}
+            ),
         }
         if start is not None:
             request["ExclusiveStartKey"] = start
@@ -389,7 +521,7 @@ class TaskStore:
                     values = from_item(raw)
                     sk = values[keys.SK]
                     if sk == keys.task_sk(task_id):
-                        task = _task(values)
+                        task = task_from(values)
                     elif sk.startswith((keys.attachment_sk(task_id, ""), keys.run_prefix(task_id))):
                         continue  # attachment records (the task and messages carry copies) and a template's runs
                     elif len(messages) < limit:
@@ -441,13 +573,60 @@ class TaskStore:
         with translating_errors():
             while True:
                 page = self._db.query(**request)
-                tasks.extend(_task(from_item(item)) for item in page.get("Items", []))
+                tasks.extend(task_from(from_item(item)) for item in page.get("Items", []))
                 if len(tasks) >= limit:
                     # A filtered page may hold more than asked: resume right after the last one returned.
                     return tasks[:limit], self.listing_cursor(tasks[limit - 1])
                 if "LastEvaluatedKey" not in page:
                     return tasks, None
                 request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+    def list_filtered(
+        self,
+        workspace_id: str,
+        status: str | None,
+        keep: TaskFilter,
+        limit: int,
+        cursor: str | None,
+        reads: int = _FILTERED_READS,
+    ) -> tuple[list[Task], str | None]:
+        """The board's listing: the workspace's tasks by status then age (GSI2), those `keep` keeps only.
+
+        One call evaluates at most `reads` tasks, so a narrow filter over a large workspace costs a bounded
+        read: the page may then hold fewer than `limit` tasks, with a cursor to read on from.
+        """
+        pk = keys.task_list_pk(workspace_id)
+        condition, values = keys.listing_condition(pk, status)
+        request: dict[str, Any] = {
+            "TableName": self._table,
+            "IndexName": keys.GSI2,
+            "KeyConditionExpression": condition,
+        }
+        matching = _matching(keep)
+        if matching is not None:
+            built = ConditionExpressionBuilder().build_expression(matching)
+            request["FilterExpression"] = built.condition_expression
+            request["ExpressionAttributeNames"] = built.attribute_name_placeholders
+            values |= built.attribute_value_placeholders
+        request["ExpressionAttributeValues"] = to_item(values)
+        start = decode_cursor(cursor, {keys.GSI2_PK: pk}, (keys.PK, keys.SK, keys.GSI2_SK))
+        if start is not None:
+            request["ExclusiveStartKey"] = start
+        tasks: list[Task] = []
+        left = reads
+        with translating_errors():
+            while True:
+                page = self._db.query(**request, Limit=left)
+                left -= page.get("ScannedCount", 0)
+                tasks.extend(task_from(from_item(item)) for item in page.get("Items", []))
+                if len(tasks) >= limit:
+                    return tasks[:limit], self.listing_cursor(tasks[limit - 1])
+                last = page.get("LastEvaluatedKey")
+                if last is None:
+                    return tasks, None
+                if left <= 0:
+                    return tasks, encode_cursor(last)
+                request["ExclusiveStartKey"] = last
 
     def listing_cursor(self, task: Task) -> str:
         """The cursor of `list_page` that resumes right after this task."""
@@ -496,13 +675,33 @@ def touch_task(table: str, workspace_id: str, task_id: str, now: str) -> dict[st
     }
 
 
-def _status_change(update: Update, task: Task, status: str, entry: dict[str, Any]) -> Update:
+# What `_status_change` and the index keys own; an edit riding along with a status change sets the rest.
+_STATUS_OWNED = frozenset({"status", "column", "updatedAt", "history", "questions"})
+
+
+def _edits(update: Update, before: Task, after: Task, status: str) -> None:
+    """SET and REMOVE the attributes `after` changes on `before`, besides what the status change writes."""
+    old = _TASK.dump_python(before, by_alias=True, exclude_none=True)
+    new = _TASK.dump_python(after, by_alias=True, exclude_none=True)
+    for name in sorted(set(old) | set(new)):
+        if name in _STATUS_OWNED and not (name == "questions" and status == "blocked"):
+            continue
+        if name not in new:
+            update.remove(name)
+        elif old.get(name) != new[name]:
+            update.set(name, new[name])
+
+
+def _status_change(update: Update, task: Task, status: str, entry: dict[str, Any], column: str) -> Update:
     """`update` moving the task as read to `status`: its history, its listing (GSI2) and `updatedAt` move too.
 
     Conditional on the status read, so of two concurrent changes to the same old status only one applies.
     """
+    if status != "blocked" and task.questions:
+        update.remove("questions")  # a blocker's questions go with the blocker
     return (
         update.set("status", status)
+        .set("column", column)
         .set("updatedAt", entry["at"])
         .set_expr("history", "list_append(#history, :entry)", entry=[entry])
         .set(keys.GSI2_SK, keys.listing_sk(status, task.created_at, task.id))
@@ -514,9 +713,42 @@ def _status_change(update: Update, task: Task, status: str, entry: dict[str, Any
 _NOT_YET_PUBLISHED = Attr("eventPublicationId").not_exists()  # a completion's event is published once
 
 
+def _matching(keep: TaskFilter) -> ConditionBase | None:
+    """The filter expression of a board listing: every given criterion must hold."""
+    conditions: list[ConditionBase] = []
+    for value, attribute in (
+        (keep.column, "column"),
+        (keep.epic_id, "epicId"),
+        (keep.project_id, "projectId"),
+        (keep.cycle_id, "cycleId"),
+        (keep.assignee, "assignee"),
+        (keep.assigned_token, "assignedToken"),
+    ):
+        if value is not None:
+            conditions.append(Attr(attribute).eq(value))
+    if keep.label is not None:
+        conditions.append(Attr("labels").contains(keep.label))
+    if keep.mine is not None:
+        conditions.append(Attr("assignedToken").eq(keep.mine) | Attr("claim.tokenId").eq(keep.mine))
+    if not keep.include_archived:
+        conditions.append(Attr("archived").not_exists())
+    conditions.extend(Attr("searchText").contains(word) for word in keep.words)
+    combined: ConditionBase | None = None
+    for condition in conditions:
+        combined = condition if combined is None else combined & condition
+    return combined
+
+
 def _queued_at(position: str) -> ConditionBase:
     """Unstarted and at this place in the queue (GSI1): not claimed or moved since it was read there."""
     return status_is("notstarted") & Attr(keys.GSI1_SK).eq(position)
+
+
+def _unchanged(task: Task) -> ConditionBase:
+    """Nobody wrote the task since it was read: not a status change, message, edit or claim (a dequeue's claim
+    changes no `updatedAt`, so the claim is compared too)."""
+    claim = Attr("claim").not_exists() if task.claim is None else Attr("claim.claimedAt").eq(task.claim["claimedAt"])
+    return _unchanged_since_read(task) & Attr("updatedAt").eq(task.updated_at) & claim
 
 
 def _unchanged_since_read(task: Task) -> ConditionBase:
@@ -562,9 +794,11 @@ def _found(task: Task | None, task_id: str) -> Task:
 _TASK: TypeAdapter[Task] = TypeAdapter(Task)
 _MESSAGE: TypeAdapter[Message] = TypeAdapter(Message)
 _ATTACHMENT: TypeAdapter[AttachmentRef] = TypeAdapter(AttachmentRef)
+_ENTRY: TypeAdapter[Entry] = TypeAdapter(Entry)
 
 
-def _task_item(task: Task) -> dict[str, Any]:
+def task_item(task: Task) -> dict[str, Any]:
+    """The task's item: its fields under their camelCase names, its index keys and its search text."""
     item: dict[str, Any] = {
         keys.PK: keys.workspace_pk(task.workspace_id),
         keys.SK: keys.task_sk(task.id),
@@ -576,10 +810,19 @@ def _task_item(task: Task) -> dict[str, Any]:
         del item["runCount"]  # a template's count of runs; `ADD runCount` starts it on the first
     if not task.clear_context:
         del item["clearContext"]
+    item["column"] = task.board_column
+    item["searchText"] = search_text(task)
     if task.queued:
         item[keys.GSI1_PK] = keys.queue_pk(task.workspace_id)
-        item[keys.GSI1_SK] = keys.queue_sk(task.created_at, task.id)
+        available = task.claim["leaseExpiresAt"] if task.claim else task.created_at
+        item[keys.GSI1_SK] = keys.queue_sk(available, task.id, task.queue_rank)
     return item
+
+
+def search_text(task: Task) -> str:
+    """What the board's text filter matches, lowercased once here (DynamoDB's `contains` is case-sensitive)."""
+    parts = [task.identifier or "", task.title, task.summary or "", task.body, " ".join(task.labels)]
+    return "\n".join(parts).lower()
 
 
 def message_item(workspace_id: str, task_id: str, message: Message) -> dict[str, Any]:
@@ -602,5 +845,5 @@ def _message(values: dict[str, Any]) -> Message:
     return _MESSAGE.validate_python(values)
 
 
-def _task(values: dict[str, Any]) -> Task:
+def task_from(values: dict[str, Any]) -> Task:
     return _TASK.validate_python(values)

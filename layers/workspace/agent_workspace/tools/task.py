@@ -12,6 +12,7 @@ from agent_workspace.domain.tasks import MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS, 
 from agent_workspace.mcp_server.registry import Action, Call, Payload, Tool
 from agent_workspace.services import elicitations, tasks
 from agent_workspace.services.tasks import NewTask
+from agent_workspace.tools import task_board
 
 _LIMITS = f"At most {MAX_ATTACHMENTS} files and {MAX_ATTACHMENT_BYTES // (1024 * 1024)} MiB of content per call."
 
@@ -268,5 +269,6 @@ TOOL = Tool(
             read_only=True,
             example={"taskId": "0kGogHmaqvZ", "attachmentId": "schema", "format": "base64"},
         ),
+        *task_board.ACTIONS,
     ),
 )
