@@ -131,6 +131,9 @@ class Made:
     with_files: list[str]  # tasks with the attachments a1 and a2, one per call
     guest_token: str  # of another workspace of the account, which the skill shared-0 is shared into
     empty_token: str  # of a workspace whose queue stays empty
+    claimable: list[str]  # board tasks, one per claim
+    working: list[str]  # board tasks claimed beforehand, one per progress report
+    delivering: list[str]  # board tasks claimed beforehand, one per completion
 
 
 def attachments(*ids: str) -> list[dict[str, str]]:
@@ -170,7 +173,31 @@ def made(moto_endpoint, aws_clients) -> Iterator[Made]:
         guest, guest_token = accounts.create_workspace(runtime.accounts, seeded.account_id, "Guest", "Shared into.")
         skill_service.share(runtime, seeded.workspace_id, "shared-0", guest.id)
         _, empty_token = accounts.create_workspace(runtime.accounts, seeded.account_id, "Empty", "Nothing queued.")
-        yield Made(runtime, seeded, handler, plain, with_files, guest_token.token, empty_token.token)
+
+        def board_tasks(name: str, claimed: bool) -> list[str]:
+            made = [
+                json.loads(handler.ok(token, "task", "propose", title=f"{name} {i}", criteria=["c"]))["id"]
+                for i in range(CALLS)
+            ]
+            for task_id in made if claimed else ():
+                handler.ok(token, "task", "claim", taskId=task_id)
+            return made
+
+        claimable, working, delivering = (
+            board_tasks(n, c) for n, c in (("claim", False), ("work", True), ("deliver", True))
+        )
+        yield Made(
+            runtime,
+            seeded,
+            handler,
+            plain,
+            with_files,
+            guest_token.token,
+            empty_token.token,
+            claimable,
+            working,
+            delivering,
+        )
 
 
 # -- each action within its budget ----------------------------------------------------------------------------
@@ -253,6 +280,18 @@ CASES = {
     # The workspace and the whole board (projects, epics) in one Query of its BOARD# items.
     "board context": Case(reads_at_most(2), "board", lambda m, i: act("context")),
     "board createEpic": Case(one_write(), "board", lambda m, i: act("createEpic", title=f"epic {i}")),
+    # The board: the queue's first page; the board's one Query, the task's read and the transaction; ...
+    "task next": Case(reads_at_most(2), "task", lambda m, i: act("next")),
+    "task claim": Case(requests_at_most(3), "task", lambda m, i: act("claim", taskId=m.claimable[i])),
+    "task progress": Case(requests_at_most(2), "task", lambda m, i: act("progress", taskId=m.working[i], message="m")),
+    "task complete": Case(
+        requests_at_most(3),  # the policy, the task's read, the transaction (and the tasks it blocks, if any)
+        "task",
+        lambda m, i: act("complete", taskId=m.delivering[i], summary="s", criteria=[{"index": 0, "met": True}]),
+    ),
+    "task show": Case(reads_at_most(4), "task", lambda m, i: act("show", taskId=m.plain[i])),
+    "task list, filtered": Case(reads_at_most(1), "task", lambda m, i: act("list", query="plain", status="ready")),
+    "task propose": Case(requests_at_most(3), "task", lambda m, i: act("propose", title=f"proposed {i}")),
     "skills delete a file": Case(
         requests_at_most(2), "skills", lambda m, i: act("delete", uri=f"skill://budget/trash/{i}.md")
     ),

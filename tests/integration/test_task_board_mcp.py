@@ -459,3 +459,38 @@ async def test_suggestions_wait_for_the_human_who_accepts_or_discards_them(agent
     assert shown["workspacePolicy"] == {"supervised": False, "signOff": False} and "criteria" not in shown
     task = task_board.decide_suggestion(runtime, human(seeded), made["id"], pending["id"], accept=True)
     assert [c.text for c in task.criteria] == ["a", "b"] and task.pending_suggestions == ()
+
+
+async def test_a_claim_whose_lease_ran_out_is_claimed_over_and_the_old_claimant_is_refused(
+    agent, live, clock, second_token
+):
+    made = await ok(agent, "create_task", title="abandoned")
+    await ok(agent, "claim_task", taskId=made["id"])
+    async with connected(live.url, second_token[0]) as other:
+        assert "claimed by another agent" in await refused(other, "claim_task", {"taskId": made["id"]})
+        clock.advance(hours=2)  # past the lease with no heartbeat
+        taken = await ok(other, "claim_task", taskId=made["id"])
+        assert taken["claim"]["tokenId"] == second_token[1] and taken["column"] == "in_progress"
+    text = await refused(agent, "update_progress", {"taskId": made["id"], "message": "still here"})
+    assert "claimed by another agent" in text
+
+
+async def test_releasing_a_task_dequeued_by_agentrq_get_puts_it_back_at_its_place(agent):
+    made = await ok(agent, "create_task", title="dequeued")
+    assert (await agent.get())["id"] == made["id"]
+    assert (await ok(agent, "get_next_task"))["task"] is None, "held under the dequeue's lease"
+    released = await ok(agent, "release_task", taskId=made["id"])
+    assert (released["status"], released["column"]) == ("notstarted", "ready") and "claim" not in released
+    assert (await ok(agent, "get_next_task"))["task"]["id"] == made["id"]
+
+
+async def test_another_workspace_s_identifier_names_its_own_tasks_only(agent, live, runtime, seeded):
+    from agent_workspace.services import accounts
+
+    mine = await ok(agent, "create_task", title="mine")
+    _, token = accounts.create_workspace(runtime.accounts, seeded.account_id, "Other", "Another team.")
+    async with connected(live.url, token.token) as other:
+        assert "no task" in await refused(other, "get_task", {"taskId": mine["identifier"]})
+        theirs = await ok(other, "create_task", title="theirs")
+        assert theirs["identifier"] == "WS-1"
+        assert (await ok(other, "fetch", id="WS-1"))["title"] == "theirs"

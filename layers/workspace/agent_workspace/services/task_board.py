@@ -420,9 +420,12 @@ def decide_suggestion(rt: Runtime, actor: Actor, ref: str, suggestion_id: str, a
 
 def next_task(rt: Runtime, actor: Actor) -> dict[str, Any]:
     """The task `claim` would take first, without taking it."""
-    found = rt.tasks.available(actor.workspace_id, actor.token_id, iso(rt.clock()), 1)
-    task = rt.tasks.get(actor.workspace_id, found[0]["id"]) if found else None
+    task = rt.tasks.peek_next(actor.workspace_id, actor.token_id, iso(rt.clock()))
     return {"task": task.public() if task else None, "workspacePolicy": rt.board.policy(actor.workspace_id).public()}
+
+
+class _TakeOver(Exception):
+    """The change keeps the status (a lapsed claim claimed over, a dequeued task released): an edit instead."""
 
 
 def claim(rt: Runtime, actor: Actor, ref: str) -> dict[str, Any]:
@@ -443,14 +446,19 @@ def claim(rt: Runtime, actor: Actor, ref: str) -> dict[str, Any]:
             joined = {"cycle_id": board.active_cycle_id, "in_active_cycle": True}
         return replace(task, claim=lease, **joined)
 
-    current = _read(rt, actor, task_id)
-    if current.status == "ongoing":  # held by a claim whose lease ran out: taken over
-        claimed(current)
-        task, _ = _edit(
+    def claimed_from_the_queue(task: Task) -> Task:
+        if task.status == "ongoing":
+            _claimable(task, actor, iso(now))
+            raise _TakeOver
+        return claimed(task)
+
+    try:
+        task, _ = change_status(rt, actor, task_id, "ongoing", "in_progress", claimed_from_the_queue, what="claimed")
+    except _TakeOver:
+        taken = _edit(
             rt, actor, task_id, lambda t, at: (replace(claimed(t), updated_at=at), (_entry(actor, at, "claimed"),))
         )
-    else:
-        task, _ = change_status(rt, actor, task_id, "ongoing", "in_progress", claimed, what="claimed")
+        task = taken[0]
     count("TaskClaimed")
     shown: dict[str, Any] = {**task.public(), "workspacePolicy": board.policy.public()}
     shown["prepQueued"] = not task.summary and not task.criteria
@@ -566,17 +574,22 @@ def release(rt: Runtime, actor: Actor, ref: str) -> Task:
             _holding(task, actor, now, "release")
         return replace(task, claim=None)
 
-    current = _read(rt, actor, task_id)
-    if current.status == "notstarted":  # dequeued, never started: back to its place in the queue
-        released(current)
-        task, _ = _edit(
+    def released_from_work(task: Task) -> Task:
+        if task.status == "notstarted":
+            released(task)
+            raise _TakeOver  # dequeued, never started: back to its place in the queue, no status change
+        return released(task)
+
+    try:
+        task, _ = change_status(rt, actor, task_id, "notstarted", "ready", released_from_work, what="released")
+    except _TakeOver:
+        back = _edit(
             rt,
             actor,
             task_id,
             lambda t, at: (replace(released(t), column="ready", updated_at=at), (_entry(actor, at, "released"),)),
         )
-    else:
-        task, _ = change_status(rt, actor, task_id, "notstarted", "ready", released, what="released")
+        task = back[0]
     count("TaskReleased")
     return task
 

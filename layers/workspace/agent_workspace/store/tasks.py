@@ -342,6 +342,11 @@ class TaskStore:
                     return found
                 request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
+    def peek_next(self, workspace_id: str, token_id: str, now: str) -> Task | None:
+        """The task a dequeue by this token would take now, without taking it."""
+        found = self.available(workspace_id, token_id, now, 1)
+        return task_from(found[0]) if found else None
+
     def _try_claim(
         self, workspace_id: str, seen: dict[str, Any], token_id: str, now: str, lease_until: str
     ) -> Task | None:
