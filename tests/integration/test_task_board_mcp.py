@@ -494,3 +494,13 @@ async def test_another_workspace_s_identifier_names_its_own_tasks_only(agent, li
         theirs = await ok(other, "create_task", title="theirs")
         assert theirs["identifier"] == "WS-1"
         assert (await ok(other, "fetch", id="WS-1"))["title"] == "theirs"
+
+
+async def test_agentrq_elicit_and_reply_take_the_short_identifier_too(agent):
+    made = await ok(agent, "create_task", title="ask about it")
+    text, is_error = await agent("task", "reply", taskId=made["identifier"], text="on it")
+    assert not is_error, text
+    asked = {"message": "OK?", "url": "https://example.com/ok", "timeoutSeconds": 1}
+    assert (await ok(agent, "task", "elicit", taskId=made["identifier"], **asked))["action"] == "cancel"
+    got = await ok(agent, "task", "get", taskId=made["id"], includeConversation=True)
+    assert [m["kind"] for m in got["conversation"]["messages"]] == ["message", "question"]

@@ -184,6 +184,12 @@ def change_status(
     return task, unblocked
 
 
+def resolving_identifier(rt: Runtime, workspace_id: str, ref: str) -> str:
+    """`ref` as given, unless it is a short identifier such as WS-42: then the id of the task it names (actions
+    that check their ids themselves take this, so their own refusal of a malformed id stays as it is)."""
+    return resolve(rt, workspace_id, ref) if identifier_number(ref) is not None else ref
+
+
 def resolve(rt: Runtime, workspace_id: str, ref: str) -> str:
     """The task id `ref` names: an id as this server makes them, or a short identifier such as WS-42."""
     if is_id(ref):

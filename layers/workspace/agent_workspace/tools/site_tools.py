@@ -15,7 +15,7 @@ from agent_workspace.domain.site_tools import (
     normalise_origin,
 )
 from agent_workspace.mcp_server.registry import Action, Call, Payload, Tool
-from agent_workspace.services import site_tools
+from agent_workspace.services import site_tools, tasks
 
 _SITE = Field(description="The site's origin, as search lists it, e.g. 'https://github.com'")
 _TOOL = Field(description="The tool's name, as search lists it")
@@ -62,6 +62,8 @@ def get_definition(call: Call, payload: GetDefinitionPayload) -> dict:
 
 async def call_tool(call: Call, payload: CallPayload) -> dict:
     actor = Actor.of(call.principal)
+    task_id = await run_blocking(tasks.resolving_identifier, call.runtime, actor.workspace_id, payload.taskId)
+    payload = payload.model_copy(update={"taskId": task_id})
     if payload.callId is not None:
         started = await run_blocking(site_tools.find_call, call.runtime, actor, payload.callId, payload.taskId)
         if (started.site, started.tool) != (normalise_origin(payload.site), payload.tool):

@@ -167,6 +167,8 @@ def reply(call: Call, payload: ReplyPayload) -> str:
 
 async def elicit(call: Call, payload: ElicitPayload) -> dict:
     actor = Actor.of(call.principal)
+    task_id = await run_blocking(tasks.resolving_identifier, call.runtime, actor.workspace_id, payload.taskId)
+    payload = payload.model_copy(update={"taskId": task_id})
     if payload.elicitationId is not None:
         given = [name for name in ("message", "mode", "requestedSchema", "url") if getattr(payload, name) is not None]
         if given:
