@@ -504,3 +504,24 @@ async def test_agentrq_elicit_and_reply_take_the_short_identifier_too(agent):
     assert (await ok(agent, "task", "elicit", taskId=made["identifier"], **asked))["action"] == "cancel"
     got = await ok(agent, "task", "get", taskId=made["id"], includeConversation=True)
     assert [m["kind"] for m in got["conversation"]["messages"]] == ["message", "question"]
+
+
+async def test_a_completion_that_read_its_task_before_a_new_link_retries_and_unblocks_it(agent, runtime, seeded):
+    first = await ok(agent, "create_task", title="first")
+    second = await ok(agent, "create_task", title="second")
+    stale = runtime.tasks.get(seeded.workspace_id, first["id"], consistent=True)
+    await ok(agent, "link_tasks", taskId=first["id"], type="blocks", otherTaskId=second["id"])
+    reads = []
+    real_get = runtime.tasks.get
+
+    def first_read_stale(workspace_id, task_id, consistent=False):
+        reads.append(task_id)
+        return stale if len(reads) == 1 else real_get(workspace_id, task_id, consistent)
+
+    runtime.tasks.get = first_read_stale  # the completion's first read predates the link
+    try:
+        await agent("task", "updateStatus", taskId=first["id"], status="completed")
+    finally:
+        del runtime.tasks.get
+    assert len(reads) >= 2, "the stale write was refused and the change read the task again"
+    assert (await ok(agent, "get_task", taskId=second["id"])).get("waitingOn") is None

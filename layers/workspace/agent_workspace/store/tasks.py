@@ -758,8 +758,12 @@ def _unchanged(task: Task) -> ConditionBase:
 
 def _unchanged_since_read(task: Task) -> ConditionBase:
     """No status change since the task was read: its history is as long. The status alone would let a change
-    read before A -> B -> A apply after them, its entry stamped before theirs."""
-    return Attr("history").size().eq(len(task.history))
+    read before A -> B -> A apply after them, its entry stamped before theirs. Nor a new link: a completion
+    takes itself off the waiting lists of the tasks it blocks as read, and one linked since would wait on."""
+    links = Attr("links").size().eq(len(task.links))
+    if not task.links:
+        links = Attr("links").not_exists() | links
+    return Attr("history").size().eq(len(task.history)) & links
 
 
 def _held_by(token_id: str, claimed_at: str) -> ConditionBase:
