@@ -525,3 +525,50 @@ async def test_a_completion_that_read_its_task_before_a_new_link_retries_and_unb
         del runtime.tasks.get
     assert len(reads) >= 2, "the stale write was refused and the change read the task again"
     assert (await ok(agent, "get_task", taskId=second["id"])).get("waitingOn") is None
+
+
+async def test_each_masaro_task_tool_and_its_action_give_the_same_kind_of_answer(agent):
+    """Every Masaro task-level name, then our action, on tasks made for the purpose: both answer, alike."""
+    from agent_workspace.mcp_server.legacy import MASARO_NAMES
+
+    async def fresh(claimed: bool = False) -> str:
+        task = await ok(agent, "create_task", title="fresh", criteria=["c"])
+        if claimed:
+            await ok(agent, "claim_task", taskId=task["id"])
+        return task["id"]
+
+    arguments = {
+        "list_tasks": lambda: {"status": "ready"},
+        "get_task": lambda: {"taskId": made},
+        "get_next_task": lambda: {},
+        "claim_task": None,  # a fresh task each time, below
+        "update_progress": None,
+        "complete_task": None,
+        "report_blocker": None,
+        "release_task": None,
+        "create_task": lambda: {"title": "t"},
+        "update_task": lambda: {"taskId": made, "priority": "low"},
+        "archive_task": None,
+        "link_tasks": None,
+        "add_comment": lambda: {"taskId": made, "text": "c"},
+        "search": lambda: {"query": "fresh"},
+        "fetch": lambda: {"id": made},
+    }
+    made = await fresh()
+    for name, (tool, action) in MASARO_NAMES.items():
+        if tool != "task":
+            continue
+        answers = []
+        for by_name in (True, False):
+            if name in ("claim_task", "archive_task"):
+                args = {"taskId": await fresh()} | ({"reason": "r"} if name == "archive_task" else {})
+            elif name in ("update_progress", "complete_task", "report_blocker", "release_task"):
+                args = {"taskId": await fresh(claimed=True)}
+                args |= {"update_progress": {"message": "m"}, "complete_task": {"summary": "s"}}.get(name, {})
+                args |= {"questions": ["q?"]} if name == "report_blocker" else {}
+            elif name == "link_tasks":
+                args = {"taskId": await fresh(), "type": "relates_to", "otherTaskId": await fresh()}
+            else:
+                args = arguments[name]()
+            answers.append(await (ok(agent, name, **args) if by_name else ok(agent, tool, action, **args)))
+        assert set(answers[0]) == set(answers[1]), (name, answers)
