@@ -571,3 +571,13 @@ def test_the_lambda_handler_refuses_an_event_that_is_not_a_schedules_input(sched
 
     with pytest.raises(PayloadError, match="base62"):
         schedule_lambda(event, schedule_context("7f1c2d3e-0000-4000-8000-000000000003"))
+
+
+def test_each_run_gets_its_own_identifier_and_a_created_entry(runtime, seeded, clock):
+    made = template(runtime, seeded)
+    assert fire_now(runtime, seeded, made.id)[0] == "created"
+    [run] = runs_of(runtime, seeded, made.id)
+    assert made.number is not None and run.number == made.number + 1
+    assert runtime.tasks.task_id_of(seeded.workspace_id, run.number) == run.id
+    [created] = runtime.tasks.feed(seeded.workspace_id, run.id, 10)
+    assert (created.what, created.by) == ("created", "schedule")

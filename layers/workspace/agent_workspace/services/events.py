@@ -203,8 +203,14 @@ def _create_trigger(
 ) -> bool:
     """One trigger task, once (the delivery marker written with it says so): False only if the workspace is gone."""
     now = iso(rt.clock())
+    try:
+        number = rt.tasks.next_number(account_id, subscription.workspace_id)
+    except Conflict:
+        logger.info("subscribing workspace is gone", extra={"subscriptionId": subscription.id})
+        return False
     task = Task.new(
         id=new_id(),
+        number=number,
         workspace_id=subscription.workspace_id,
         by="event",
         now=now,

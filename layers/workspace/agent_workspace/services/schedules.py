@@ -81,7 +81,10 @@ def fire(rt: Runtime, event: Any) -> str:
     schedule = CronSchedule(template.cron_schedule or "", template.timezone)
     # A late delivery still creates its own run, but runs missed meanwhile are skipped, not burst out.
     following = None if schedule.one_time else schedule.next_after(max(fire_time, now))
-    run = _run_of(rt, template, firing.fire_at, iso(now))
+    run = replace(
+        _run_of(rt, template, firing.fire_at, iso(now)),
+        number=rt.tasks.next_number(firing.account_id, template.workspace_id),
+    )
     finished = None if following else {"status": "completed", "at": iso(now), "by": "schedule"}
     try:
         rt.tasks.create_run(firing.account_id, template, run, iso(following) if following else None, finished)

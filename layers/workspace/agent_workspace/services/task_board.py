@@ -251,8 +251,7 @@ def create(rt: Runtime, actor: Actor, title: str, description: str, fields: Fiel
         column=column,
         **values,
     )
-    entry = Entry(new_id(), now, actor.kind, "created", actor.token_id, details={"column": column})
-    also = [rt.tasks.entry_put(task.workspace_id, task.id, entry)]
+    also = []
     if task.labels:
         also.append(rt.board.labels_added(task.workspace_id, set(task.labels), LABELS_MAX))
     rt.tasks.create(actor.account_id, task, tuple(also))

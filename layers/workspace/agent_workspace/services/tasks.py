@@ -84,10 +84,9 @@ def create_task(rt: Runtime, actor: Actor, new: NewTask) -> Task:
         next_fire_at=iso(first) if first else None,
         number=number,
     )
-    created = Entry(new_id(), iso(now), actor.kind, "created", actor.token_id, details={"column": task.board_column})
     with _taking_back(rt, refs):
         if schedule is None:
-            rt.tasks.create(actor.account_id, task, (rt.tasks.entry_put(task.workspace_id, task.id, created),))
+            rt.tasks.create(actor.account_id, task)
         else:
             schedules.arm_new(rt, actor.account_id, task)
             try:

@@ -57,11 +57,18 @@ class TaskStore:
             self._count_update(account_id, task.workspace_id, {task.status: 1}),
             *also,
         ]
+        items.extend(self._identified(task))
+        self._transact(items, f"task {task.id} already exists")
+
+    def _identified(self, task: Task) -> list[dict[str, Any]]:
+        """The transaction items that come with a new task: its identifier's pointer and its "created" entry."""
+        created = Entry(task.id, task.created_at, task.history[0]["by"], "created", task.history[0].get("tokenId"))
+        items = [self.entry_put(task.workspace_id, task.id, replace(created, details={"column": task.board_column}))]
         if task.number is not None:
             pointer = {keys.PK: keys.workspace_pk(task.workspace_id), keys.SK: keys.identifier_sk(task.number)}
             pointer["taskId"] = task.id
             items.append({"Put": {"TableName": self._table, "Item": to_item(pointer), **only_if(NEW_ITEM)}})
-        self._transact(items, f"task {task.id} already exists")
+        return items
 
     def next_number(self, account_id: str, workspace_id: str) -> int:
         """The workspace's next short-identifier number: one atomic counter, so no two tasks share one (a failed
@@ -416,6 +423,7 @@ class TaskStore:
             },
             *(self._attachment_put(run.workspace_id, run.id, ref) for ref in run.attachments),
             self._count_update(account_id, template.workspace_id, {k: v for k, v in deltas.items() if v}),
+            *self._identified(run),
         ]
         self._transact(items, f"template {template.id} already fired for {run.fire_at}")
 
