@@ -42,6 +42,22 @@ def page(chromium):
     context.close()
 
 
+@pytest.fixture
+def console(page):
+    """The page, failing the test on any script error or CSP violation it logs."""
+    problems: list[str] = []
+    page.on("pageerror", lambda error: problems.append(f"pageerror: {error}"))
+
+    def on_console(message) -> None:
+        # A refused request (401, 422, ...) is logged by Chromium itself; the page shows those in its alert.
+        if message.type == "error" and "Failed to load resource" not in message.text:
+            problems.append(f"console: {message.text}")
+
+    page.on("console", on_console)
+    yield page
+    assert problems == [], problems
+
+
 @pytest.fixture(scope="session")
 def artifacts() -> Path:
     ARTIFACTS.mkdir(exist_ok=True)

@@ -15,7 +15,6 @@ from typing import Any
 
 import anyio
 import httpx
-import pytest
 from playwright.sync_api import Page, expect
 
 from tests.support import mcp_client, text_of
@@ -166,22 +165,6 @@ class Browser:
 
 
 # -- the page -----------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def console(page: Page):
-    """The page, failing the test on any script error or CSP violation it logs."""
-    problems: list[str] = []
-    page.on("pageerror", lambda error: problems.append(f"pageerror: {error}"))
-
-    def on_console(message) -> None:
-        # A refused request (401, 422, ...) is logged by Chromium itself; the page shows those in its alert.
-        if message.type == "error" and "Failed to load resource" not in message.text:
-            problems.append(f"console: {message.text}")
-
-    page.on("console", on_console)
-    yield page
-    assert problems == [], problems
 
 
 def sign_in(page: Page, live, token: str) -> None:

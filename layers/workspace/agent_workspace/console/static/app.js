@@ -4,6 +4,11 @@
 // page through textContent, attributes set one by one, and links whose scheme is checked; no
 // innerHTML. The human token lives in sessionStorage only. Lists refresh by polling, one request
 // round at a time, and are reconciled by id so a form being filled in is never replaced.
+//
+// The page is a board: what needs the human heads it (questions, blockers, site-tool calls, proposals
+// to triage, deliveries to review), the columns sit side by side (stacked on a narrow screen), and one
+// task panel holds both sides of a task, the board's (criteria, links, activity, comments, decisions)
+// and AgentRQ's (conversation, status). `#/workspaces/<workspaceId>/tasks/<taskId>` opens a task.
 
 const TOKEN_KEY = "agentWorkspace.humanToken";
 const WORKSPACE_KEY = "agentWorkspace.workspaceId";
@@ -28,6 +33,29 @@ const DECISIONS = [
   ["always_allow", "Always allow"],
   ["deny", "Deny"],
 ];
+// The board's columns, left to right (GET /board lists the same, with what each means).
+const COLUMNS = [
+  ["triage", "Triage"],
+  ["backlog", "Backlog"],
+  ["ready", "Ready"],
+  ["in_progress", "In progress"],
+  ["blocked", "Blocked"],
+  ["in_review", "In review"],
+  ["done", "Done"],
+  ["rejected", "Rejected"],
+];
+const COLUMN_NAMES = Object.fromEntries(COLUMNS);
+const PRIORITY_NAMES = { urgent: "Urgent", high: "High", medium: "Medium", low: "Low", none: "No priority" };
+const LINK_NAMES = {
+  blocks: "Blocks",
+  blocked_by: "Blocked by",
+  relates_to: "Relates to",
+  duplicate_of: "Duplicate of",
+  duplicated_by: "Duplicated by",
+};
+const COLUMN_READ = 100; // tasks shown per column at most
+const COLUMN_PAGES = 4; // pages read per column and round at most (a page may hold fewer than asked)
+const TASK_ID = /^[0-9A-Za-z]{11}$/;
 const MAX_FILES = 10;
 const MAX_FILE_BYTES = 4 * 1024 * 1024;
 
@@ -44,8 +72,15 @@ const state = {
   skillName: null,
   panoId: null,
   taskTitles: new Map(),
+  identifiers: new Map(), // task id → "WS-42", as far as seen
+  board: null, // GET /board: policy, labels, projects, epics, the active cycle
+  cycles: [],
+  filterKey: "", // the board filters the columns were last read with
+  needs: { questions: 0, calls: 0, blockers: 0, triage: 0, reviews: 0 },
+  detail: null, // GET /board/tasks/{id} of the open task
   seenQuestions: null, // ids known at the last refresh; null before the first one
   seenCalls: null,
+  seenNeeds: null,
 };
 
 // -- the API ------------------------------------------------------------------------------------
@@ -202,6 +237,18 @@ function taskTitle(taskId) {
   return state.taskTitles.get(taskId) || `task ${taskId}`;
 }
 
+/** Remember a task's title and identifier, to name it where only its id is known (links, questions). */
+function learnTask(task) {
+  if (!task || !task.id) return;
+  state.taskTitles.set(task.id, task.title);
+  if (task.identifier) state.identifiers.set(task.id, task.identifier);
+}
+
+function taskLabel(taskId) {
+  const ident = state.identifiers.get(taskId);
+  return ident ? `${ident} ${taskTitle(taskId)}` : taskTitle(taskId);
+}
+
 // -- files --------------------------------------------------------------------------------------
 
 function readFiles(input) {
@@ -300,12 +347,17 @@ async function signIn(token) {
   $("app").hidden = false;
   $("session").hidden = false;
   setWorkspaces(workspaces);
+  const route = routeFromHash(); // a link to a task: read before selecting a workspace clears the address
   const remembered = sessionStorage.getItem(WORKSPACE_KEY);
-  const pick = workspaces.find((w) => w.id === remembered) || workspaces[0];
+  const pick =
+    workspaces.find((w) => route && w.id === route.workspaceId) ||
+    workspaces.find((w) => w.id === remembered) ||
+    workspaces[0];
   selectWorkspace(pick ? pick.id : null);
   announce(`Signed in. ${workspaces.length} workspace${workspaces.length === 1 ? "" : "s"}.`);
   $("workspace-h").setAttribute("tabindex", "-1");
   $("workspace-h").focus();
+  if (route) await applyRoute(route);
   return true;
 }
 
@@ -323,13 +375,21 @@ function signOut(message) {
     panoId: null,
     seenQuestions: null,
     seenCalls: null,
+    seenNeeds: null,
+    board: null,
+    cycles: [],
+    detail: null,
   });
   state.taskTitles.clear();
+  state.identifiers.clear();
+  clearBoardTask();
+  resetFilters();
   hideCreated();
   for (const id of ["questions-list", "calls-list", "tasks-list", "conversation", "memory-list", "skills-list",
-    "pano-list", "workspace-select"]) {
+    "pano-list", "workspace-select", ...BOARD_LISTS]) {
     $(id).replaceChildren();
   }
+  setRoute(null);
   for (const id of ["task-detail", "memory-detail", "skill-detail", "pano-detail"]) $(id).hidden = true;
   $("app").hidden = true;
   $("session").hidden = true;
@@ -374,6 +434,7 @@ function selectWorkspace(id) {
   state.skillName = null;
   state.seenQuestions = null;
   state.seenCalls = null;
+  state.seenNeeds = null;
   if (id) sessionStorage.setItem(WORKSPACE_KEY, id);
   else sessionStorage.removeItem(WORKSPACE_KEY);
   $("workspace-select").value = id || "";
@@ -382,11 +443,21 @@ function selectWorkspace(id) {
   $("workspace-title").textContent = workspace ? workspace.title : "";
   $("workspace-mission").textContent = workspace ? workspace.mission || "No mission set." : "";
   $("workspace-id").textContent = workspace ? `id ${workspace.id}` : "";
-  for (const list of ["questions-list", "calls-list", "tasks-list", "conversation", "memory-list", "skills-list"]) {
+  for (const list of ["questions-list", "calls-list", "tasks-list", "conversation", "memory-list", "skills-list",
+    ...BOARD_LISTS]) {
     $(list).replaceChildren();
   }
   for (const detail of ["task-detail", "memory-detail", "skill-detail"]) $(detail).hidden = true;
-  for (const part of ["questions", "site-calls", "task-form"]) $(part).hidden = !id;
+  for (const part of ["questions", "site-calls", "task-form", "needs-you", "board", "board-settings"]) {
+    $(part).hidden = !id;
+  }
+  state.board = null;
+  state.cycles = [];
+  state.identifiers.clear();
+  clearBoardTask();
+  resetFilters();
+  for (const kind of ["questions", "calls", ...NEEDS_KINDS]) setNeeds(kind, 0);
+  setRoute(null);
   restartPolling();
 }
 
@@ -452,7 +523,10 @@ async function copyFrom(field, what) {
 
 // -- polling ------------------------------------------------------------------------------------
 
-const poller = { generation: 0, timer: null, running: false, again: false, rounds: 0 };
+const poller = { generation: 0, timer: null, running: false, again: false, rounds: 0, kicked: false };
+// The board (eight column listings and its context) costs most of a round: a round that a timer started
+// reads it every BOARD_EVERY rounds; one a change or a click started reads it at once.
+const BOARD_EVERY = 3;
 
 function restartPolling() {
   poller.generation += 1;
@@ -471,6 +545,7 @@ function stopPolling() {
 /** Refresh now: at once if idle, else right after the round in flight (rounds never overlap). */
 function kick() {
   if (!state.token) return;
+  poller.kicked = true;
   if (poller.running) {
     poller.again = true;
     return;
@@ -484,8 +559,10 @@ async function runRound() {
   const generation = poller.generation;
   poller.running = true;
   const current = () => generation === poller.generation && state.token !== null;
+  const full = poller.kicked || poller.rounds % BOARD_EVERY === 0;
+  poller.kicked = false;
   try {
-    await refreshVisible(current);
+    await refreshVisible(current, full);
     if (current()) document.body.dataset.rounds = String(++poller.rounds); // finished rounds, for tests
   } finally {
     poller.running = false;
@@ -500,11 +577,13 @@ async function runRound() {
   }
 }
 
-async function refreshVisible(current) {
+async function refreshVisible(current, full = true) {
   const jobs = [refreshWorkspaces];
-  if (state.workspaceId) jobs.push(refreshQuestions, refreshCalls);
+  if (state.workspaceId) jobs.push(refreshQuestions, refreshCalls, refreshNeedsYou);
+  if (state.workspaceId && full) jobs.push(refreshBoardMeta);
   if (state.view === "tasks" && state.workspaceId) jobs.push(refreshTasks, refreshCounts);
-  if (state.view === "tasks" && state.workspaceId && state.taskId) jobs.push(refreshTask);
+  if (state.view === "tasks" && state.workspaceId && full) jobs.push(refreshColumns);
+  if (state.view === "tasks" && state.workspaceId && state.taskId) jobs.push(refreshTask, refreshBoardTask);
   if (state.view === "memory" && state.workspaceId) jobs.push(refreshMemory);
   if (state.view === "skills" && state.workspaceId) jobs.push(refreshSkills);
   if (state.view === "pano") jobs.push(refreshPano);
@@ -539,6 +618,7 @@ async function refreshQuestions(current) {
   reconcile($("questions-list"), questions, (q) => q.id, questionCard, updateQuestionCard);
   setEmpty("questions-empty", questions.length === 0);
   $("questions-count").textContent = questions.length ? `(${questions.length})` : "";
+  setNeeds("questions", questions.length);
   if (fresh.length === 1) announce(`New question from the agent: ${fresh[0].message}`);
   else if (fresh.length > 1) announce(`${fresh.length} new questions from the agent.`);
 }
@@ -552,7 +632,7 @@ async function learnTitles(taskIds, current) {
       if (!titleLookups.has(id)) {
         const lookup = api("GET", ws(`/tasks/${seg(id)}?limit=1`))
           .then((task) => {
-            if (current()) state.taskTitles.set(id, task.title);
+            if (current()) learnTask(task);
           })
           .catch(() => {}) // the title is a nicety; the id is shown instead
           .finally(() => titleLookups.delete(id));
@@ -574,7 +654,7 @@ function questionCard(question) {
   const headingId = nextId("q");
   const card = el("article", { className: "item question" });
   card.setAttribute("aria-labelledby", headingId);
-  const heading = el("h3", { id: headingId, text: question.message });
+  const heading = el("h4", { id: headingId, text: question.message });
   const where = el("p", { className: "meta" }, "In ", openTaskButton(question.taskId), " · until ",
     timeEl(question.expiresAt));
   card.append(heading, where);
@@ -597,6 +677,7 @@ async function answerQuestion(question, body, card) {
     const left = $("questions-list").children.length;
     setEmpty("questions-empty", left === 0);
     $("questions-count").textContent = left ? `(${left})` : "";
+    setNeeds("questions", left);
     clearError();
     announce(`Answer sent (${body.action}): ${question.message}`);
     kick();
@@ -613,7 +694,7 @@ function removeCard(card, headingId) {
   const next = card.nextElementSibling || card.previousElementSibling;
   card.remove();
   if (!hadFocus) return;
-  const target = (next && next.querySelector("h3")) || $(headingId);
+  const target = (next && next.querySelector("h4")) || $(headingId);
   target.setAttribute("tabindex", "-1");
   target.focus();
 }
@@ -770,6 +851,7 @@ async function refreshCalls(current) {
   reconcile($("calls-list"), calls, (c) => c.id, callCard, updateQuestionCard);
   setEmpty("calls-empty", calls.length === 0);
   $("calls-count").textContent = calls.length ? `(${calls.length})` : "";
+  setNeeds("calls", calls.length);
   if (fresh.length === 1) announce(`The agent wants to run ${fresh[0].tool} on ${fresh[0].site}.`);
   else if (fresh.length > 1) announce(`${fresh.length} new site-tool calls wait for your decision.`);
 }
@@ -779,7 +861,7 @@ function callCard(call) {
   const card = el("article", { className: "item site-call" });
   card.setAttribute("aria-labelledby", headingId);
   card.append(
-    el("h3", { id: headingId, text: `${call.tool} on ${call.site}` }),
+    el("h4", { id: headingId, text: `${call.tool} on ${call.site}` }),
     el("p", { className: "meta" }, "In ", openTaskButton(call.taskId), " · asked ", timeEl(call.createdAt)),
   );
   const facts = el("dl", { className: "facts" });
@@ -814,6 +896,7 @@ async function decide(call, decision, label, card) {
     const left = $("calls-list").children.length;
     setEmpty("calls-empty", left === 0);
     $("calls-count").textContent = left ? `(${left})` : "";
+    setNeeds("calls", left);
     clearError();
     announce(`${label}: ${call.tool} on ${call.site}`);
     kick();
@@ -869,7 +952,7 @@ async function refreshTasks(current) {
   const page = await api("GET", ws(`/tasks?${params}`));
   if (!current()) return;
   const tasks = page.tasks || [];
-  for (const task of tasks) state.taskTitles.set(task.id, task.title);
+  for (const task of tasks) learnTask(task);
   reconcile($("tasks-list"), tasks, (t) => t.id, taskItem, updateTaskItem);
   setEmpty("tasks-empty", tasks.length === 0);
   $("tasks-more").hidden = !page.nextCursor;
@@ -921,10 +1004,16 @@ async function createTask(event) {
   }
 }
 
+let openedFrom = null; // the control that opened the task panel, where focus goes back on closing it
+
 function openTask(taskId) {
   if (state.view !== "tasks") setView("tasks");
   const changed = state.taskId !== taskId;
   state.taskId = taskId;
+  if (document.activeElement && document.activeElement !== document.body && !$("task-detail").contains(
+    document.activeElement)) {
+    openedFrom = document.activeElement;
+  }
   if (changed) {
     $("conversation").replaceChildren();
     $("task-h").textContent = taskTitle(taskId);
@@ -932,12 +1021,15 @@ function openTask(taskId) {
     $("task-body-text").textContent = "";
     $("task-attachments").replaceChildren();
     $("reply-form").reset();
+    clearBoardTask();
   }
   for (const li of $("tasks-list").children) {
     const b = li.querySelector(".task-open");
     if (li.dataset.key === taskId) b.setAttribute("aria-current", "true");
     else b.removeAttribute("aria-current");
   }
+  markOpenCard();
+  setRoute(taskId);
   $("task-detail").hidden = false;
   $("task-h").focus();
   kick();
@@ -946,16 +1038,44 @@ function openTask(taskId) {
 function closeTask() {
   const id = state.taskId;
   state.taskId = null;
+  state.detail = null;
   $("task-detail").hidden = true;
   $("conversation").replaceChildren();
+  clearBoardTask();
+  markOpenCard();
+  setRoute(null);
+  const from = openedFrom;
+  openedFrom = null;
+  if (from && from.isConnected && !from.closest("[hidden]")) {
+    from.focus();
+    return;
+  }
+  const card = Array.from(document.querySelectorAll("#board-columns li")).find((li) => li.dataset.key === id);
   const back = Array.from($("tasks-list").children).find((li) => li.dataset.key === id);
-  if (back) back.querySelector("button").focus();
+  if (card) card.querySelector("button").focus();
+  else if (back) back.querySelector("button").focus();
   else $("tasks-h").focus();
+}
+
+/** A task the page was asked to show is gone (or never was): say so and close its panel. */
+function taskGone(taskId, error) {
+  if (!(error instanceof ApiError) || error.status !== 404) return false;
+  if (state.taskId === taskId) {
+    closeTask();
+    showError(error, "Opening the task failed");
+  }
+  return true; // or closed already (the panel's other request saw it first), or another task is open now
 }
 
 async function refreshTask(current) {
   const taskId = state.taskId;
-  let task = await api("GET", ws(`/tasks/${seg(taskId)}?limit=200`));
+  let task;
+  try {
+    task = await api("GET", ws(`/tasks/${seg(taskId)}?limit=200`));
+  } catch (error) {
+    if (current() && taskGone(taskId, error)) return;
+    throw error;
+  }
   const messages = [...task.conversation.messages];
   let cursor = task.conversation.nextCursor;
   while (cursor && current() && state.taskId === taskId) {
@@ -969,18 +1089,32 @@ async function refreshTask(current) {
 }
 
 function renderTask(task, messages) {
-  state.taskTitles.set(task.id, task.title);
+  learnTask(task);
   $("task-h").textContent = task.title;
   const facts = $("task-facts");
-  const rows = [
+  const rows = [];
+  if (task.identifier) rows.push(["Identifier", task.identifier]);
+  if (task.column) rows.push(["Column", COLUMN_NAMES[task.column] || task.column]);
+  rows.push(
     ["Status", STATUS_NAMES[task.status] || task.status],
     ["Assignee", task.assignee],
     ["Created by", task.createdBy],
     ["Created", when(task.createdAt)],
     ["Updated", when(task.updatedAt)],
-  ];
+  );
+  if (task.priority) rows.push(["Priority", PRIORITY_NAMES[task.priority] || task.priority]);
+  if (task.complexity) rows.push(["Complexity", task.complexity]);
+  if (task.labels && task.labels.length) rows.push(["Labels", task.labels.join(", ")]);
+  if (task.dueDate) rows.push(["Due", task.dueDate]);
+  if (task.projectId) rows.push(["Project", headingTitle("projects", task.projectId)]);
+  if (task.epicId) rows.push(["Epic", headingTitle("epics", task.epicId)]);
+  if (task.cycleId) rows.push(["Cycle", cycleTitle(task.cycleId)]);
+  if (task.parentId) rows.push(["Parent", taskLabel(task.parentId)]);
+  if (task.assignedTo) rows.push(["Assigned to agent token", task.assignedTo]);
   if (task.cronSchedule) rows.push(["Cron", `${task.cronSchedule}${task.timezone ? ` (${task.timezone})` : ""}`]);
   if (task.claim) rows.push(["Claimed", when(task.claim.claimedAt)]);
+  if (task.claim && task.claim.leaseExpiresAt) rows.push(["Claim lease until", when(task.claim.leaseExpiresAt)]);
+  if (task.archived) rows.push(["Archived", `${when(task.archived.at)}: ${task.archived.reason}`]);
   facts.replaceChildren(...rows.flatMap(([k, v]) => [el("dt", { text: k }), el("dd", { text: v })]));
   $("task-body-text").textContent = task.body || "(no body)";
   const files = $("task-attachments");
@@ -1082,6 +1216,834 @@ async function setStatus(event) {
   } catch (error) {
     if (!handleAuthFailure(error)) showError(error, "Changing the status failed");
   }
+}
+
+// -- the "needs you" list -------------------------------------------------------------------------
+
+const NEEDS_KINDS = ["blockers", "triage", "reviews"];
+const BOARD_LISTS = [
+  "blockers-list",
+  "triage-list",
+  "reviews-list",
+  ...COLUMNS.map(([column]) => `cards-${column}`),
+];
+const PANEL_LISTS = [
+  "task-questions",
+  "task-criteria",
+  "task-suggestions",
+  "task-links",
+  "task-waiting",
+  "task-comments",
+  "task-activity",
+  "task-actions",
+];
+
+function setNeeds(kind, n) {
+  state.needs[kind] = n;
+  const total = Object.values(state.needs).reduce((sum, k) => sum + k, 0);
+  $("needs-count").textContent = total ? `(${total})` : "";
+}
+
+const NEEDS_NEWS = {
+  blockers: (t) =>
+    `${t.identifier} ${t.title} is blocked: the agent asks you ${(t.questions || []).length} question(s).`,
+  triage: (t) => `${t.identifier} ${t.title} was proposed: accept or decline it.`,
+  reviews: (t) => `${t.identifier} ${t.title} was delivered: approve it or send it back.`,
+};
+
+async function refreshNeedsYou(current) {
+  const needs = await api("GET", ws("/board/needs-you"));
+  if (!current()) return;
+  const seen = new Set();
+  const fresh = [];
+  for (const kind of NEEDS_KINDS) {
+    const tasks = Array.isArray(needs[kind]) ? needs[kind] : [];
+    for (const task of tasks) {
+      learnTask(task);
+      seen.add(`${kind}:${task.id}`);
+      if (state.seenNeeds && !state.seenNeeds.has(`${kind}:${task.id}`)) fresh.push(NEEDS_NEWS[kind](task));
+    }
+    const update = (li, task) => updateNeedsItem(li, task, kind);
+    reconcile($(`${kind}-list`), tasks, (t) => t.id, (task) => needsItem(task, update), update);
+    setEmpty(`${kind}-empty`, tasks.length === 0);
+    $(`${kind}-count`).textContent = tasks.length ? `(${tasks.length})` : "";
+    setNeeds(kind, tasks.length);
+  }
+  state.seenNeeds = seen;
+  if (fresh.length === 1) announce(fresh[0]);
+  else if (fresh.length > 1) announce(`${fresh.length} new tasks need you.`);
+  markOpenCard();
+}
+
+function needsItem(task, update) {
+  const li = el("li", { className: "needs-item" });
+  const open = el("button", { type: "button", className: "linkish card-open" });
+  open.addEventListener("click", () => openTask(li.dataset.key));
+  li.append(open, el("p", { className: "meta" }), el("div", { className: "needs-extra" }));
+  update(li, task);
+  return li;
+}
+
+function updateNeedsItem(li, task, kind) {
+  li.querySelector(".card-open").textContent = task.title;
+  const meta = [task.identifier || "", task.priority && task.priority !== "none" ? PRIORITY_NAMES[task.priority] : ""];
+  if (kind === "triage") meta.push(`proposed by ${task.createdBy}`);
+  li.querySelector(".meta").replaceChildren(meta.filter(Boolean).join(" · "), " · ", timeEl(task.updatedAt));
+  const extra = li.querySelector(".needs-extra");
+  if (kind === "blockers" && Array.isArray(task.questions) && task.questions.length) {
+    const asks = el("ol", { className: "asks" });
+    asks.setAttribute("aria-label", `Asked in ${task.identifier || task.title}`);
+    for (const question of task.questions) asks.append(el("li", { text: question }));
+    extra.replaceChildren(asks);
+  } else if (kind === "reviews" && task.delivery && task.delivery.summary) {
+    extra.replaceChildren(el("p", { className: "text clip", text: task.delivery.summary }));
+  } else {
+    extra.replaceChildren();
+  }
+}
+
+/** The open task's cards and items are marked current wherever they show. */
+function markOpenCard() {
+  for (const button of document.querySelectorAll("#board-columns .card-open, #needs-you .card-open")) {
+    const li = button.closest("li");
+    if (li && li.dataset.key === state.taskId) button.setAttribute("aria-current", "true");
+    else button.removeAttribute("aria-current");
+  }
+}
+
+// -- the board: policy, cycles, filters and columns -------------------------------------------------
+
+let policyGeneration = 0; // bumped by each change the human makes: a listing read before it is stale
+
+async function refreshBoardMeta(current) {
+  const generation = policyGeneration;
+  const [board, cycles] = await Promise.all([api("GET", ws("/board")), api("GET", ws("/board/cycles"))]);
+  if (!current()) return;
+  state.board = board;
+  state.cycles = Array.isArray(cycles) ? cycles : [];
+  if (generation === policyGeneration) renderPolicy(board.policy);
+  renderCycles(board.activeCycle);
+  fillSelect($("filter-label"), [["", "Any label"], ...(board.labels || []).map((l) => [l, l])]);
+  fillSelect($("filter-project"), [["", "Any project"], ...(board.projects || []).map((p) => [p.id, p.title])]);
+  fillSelect($("filter-epic"), [["", "Any epic"], ...(board.epics || []).map((e) => [e.id, e.title])]);
+  fillSelect($("filter-cycle"), [
+    ["", "Any cycle"],
+    ["active", "The active cycle"],
+    ...state.cycles.map((c) => [c.id, c.title]),
+  ]);
+}
+
+/** A select's options from [value, text] pairs, kept by value (the one chosen stays chosen). */
+function fillSelect(select, options) {
+  reconcile(
+    select,
+    options,
+    ([value]) => value,
+    ([value, text]) => el("option", { value, text }),
+    (node, [, text]) => {
+      if (node.textContent !== text) node.textContent = text;
+    },
+  );
+}
+
+function renderPolicy(policy) {
+  if (!policy) return;
+  $("policy-supervised").checked = Boolean(policy.supervised);
+  $("policy-signoff").checked = Boolean(policy.signOff);
+}
+
+async function setPolicy(field, checkbox, name, meaning) {
+  policyGeneration += 1;
+  const wanted = checkbox.checked;
+  try {
+    const policy = await api("PUT", ws("/board/policy"), { [field]: wanted });
+    policyGeneration += 1;
+    renderPolicy(policy);
+    clearError();
+    announce(`${name} ${wanted ? "on" : "off"}: ${meaning(wanted)}`);
+    kick();
+  } catch (error) {
+    checkbox.checked = !wanted;
+    if (!handleAuthFailure(error)) showError(error, `Changing the ${name.toLowerCase()} policy failed`);
+  }
+}
+
+function cycleTitle(cycleId) {
+  const cycle = state.cycles.find((c) => c.id === cycleId);
+  return cycle ? cycle.title : cycleId;
+}
+
+function headingTitle(kind, id) {
+  const found = state.board && Array.isArray(state.board[kind]) ? state.board[kind].find((h) => h.id === id) : null;
+  return found ? found.title : id;
+}
+
+function renderCycles(active) {
+  let text = "No cycle is active.";
+  if (active) {
+    text = `Active cycle: ${active.title}${active.goal ? ` (${active.goal})` : ""}`;
+    if (active.endDate) text += `, ends ${active.endDate}`;
+  }
+  $("cycle-active").textContent = text;
+  $("board-cycle").textContent = text;
+  const select = $("cycle-select");
+  const choices = state.cycles.map((c) => [c.id, c.endDate ? `${c.title} (ends ${c.endDate})` : c.title]);
+  fillSelect(select, [["", "None"], ...choices]);
+  const activeId = active ? active.id : "";
+  if (document.activeElement !== select && select.dataset.for !== activeId) {
+    select.value = activeId;
+    select.dataset.for = activeId;
+  }
+}
+
+async function setActiveCycle(event) {
+  event.preventDefault();
+  const cycleId = $("cycle-select").value || null;
+  try {
+    await api("PUT", ws("/board/cycles/active"), { cycleId });
+    $("cycle-select").dataset.for = "";
+    clearError();
+    announce(cycleId ? `${cycleTitle(cycleId)} is the active cycle.` : "No cycle is active now.");
+    kick();
+  } catch (error) {
+    if (!handleAuthFailure(error)) showError(error, "Setting the active cycle failed");
+  }
+}
+
+async function createCycle(event) {
+  event.preventDefault();
+  const body = { title: $("cycle-title").value, goal: $("cycle-goal").value, active: $("cycle-make-active").checked };
+  if ($("cycle-end").value) body.endDate = $("cycle-end").value;
+  try {
+    const cycle = await api("POST", ws("/board/cycles"), body);
+    $("cycle-form").reset();
+    $("new-cycle").open = false;
+    $("cycle-select").dataset.for = "";
+    clearError();
+    announce(`Cycle ${cycle.title} created${cycle.active ? ", and it is the active one" : ""}.`);
+    kick();
+  } catch (error) {
+    if (!handleAuthFailure(error)) showError(error, "Creating the cycle failed");
+  }
+}
+
+function buildBoard() {
+  const holder = $("board-columns");
+  for (const [column, name] of COLUMNS) {
+    const headingId = `col-h-${column}`;
+    const section = el("section", { id: `board-col-${column}`, className: `board-col col-${column}` });
+    section.setAttribute("aria-labelledby", headingId);
+    section.dataset.column = column;
+    section.append(
+      el(
+        "h3",
+        { id: headingId },
+        el("span", { text: name }),
+        " ",
+        el("span", { className: "count", id: `col-count-${column}` }),
+      ),
+      el("p", { className: "empty", id: `col-empty-${column}`, text: "Nothing here." }),
+      el("ul", { id: `cards-${column}`, className: "cards", "aria-label": name }),
+      el("p", { className: "meta", id: `col-more-${column}`, hidden: true, text: `The newest ${COLUMN_READ} shown.` }),
+    );
+    holder.append(section);
+  }
+}
+
+function currentFilters() {
+  const params = new URLSearchParams();
+  const query = $("filter-query").value.trim();
+  if (query) params.set("query", query);
+  for (const [id, name] of [
+    ["filter-label", "label"],
+    ["filter-project", "projectId"],
+    ["filter-epic", "epicId"],
+    ["filter-cycle", "cycleId"],
+  ]) {
+    if ($(id).value) params.set(name, $(id).value);
+  }
+  if ($("filter-archived").checked) params.set("includeArchived", "true");
+  return params.toString();
+}
+
+let filterTimer = null;
+
+function applyFilters() {
+  clearTimeout(filterTimer);
+  filterTimer = null;
+  const wanted = currentFilters();
+  if (wanted === state.filterKey) return;
+  state.filterKey = wanted;
+  announce(wanted ? "Filtering the board…" : "Showing the whole board…");
+  kick();
+}
+
+function resetFilters() {
+  clearTimeout(filterTimer);
+  filterTimer = null;
+  $("board-filters").reset();
+  state.filterKey = "";
+}
+
+async function readColumn(column, filters, current) {
+  const tasks = [];
+  let cursor = null;
+  let pages = 0;
+  do {
+    const params = new URLSearchParams(filters);
+    params.set("status", column);
+    params.set("limit", String(COLUMN_READ - tasks.length));
+    if (cursor) params.set("cursor", cursor);
+    const page = await api("GET", ws(`/board/tasks?${params}`));
+    tasks.push(...(page.tasks || []));
+    cursor = page.nextCursor;
+    pages += 1;
+  } while (cursor && tasks.length < COLUMN_READ && pages < COLUMN_PAGES && current());
+  return { tasks: tasks.slice(0, COLUMN_READ), more: Boolean(cursor) };
+}
+
+async function refreshColumns(current) {
+  const filters = state.filterKey;
+  const wantsActive = new URLSearchParams(filters).get("cycleId") === "active";
+  const nothing = () => COLUMNS.map(() => ({ tasks: [], more: false }));
+  const noCycle = "No cycle is active, so no task is in the active cycle.";
+  let read;
+  let note = "";
+  if (wantsActive && state.board && !state.board.activeCycle) {
+    read = nothing();
+    note = noCycle;
+  } else {
+    try {
+      read = await Promise.all(COLUMNS.map(([column]) => readColumn(column, filters, current)));
+    } catch (error) {
+      // The active cycle ended since the board was last read: the filter matches nothing, which is no failure.
+      if (!(wantsActive && error instanceof ApiError && error.status === 422)) throw error;
+      read = nothing();
+      note = noCycle;
+    }
+  }
+  if (!current() || filters !== state.filterKey) return;
+  let shown = 0;
+  COLUMNS.forEach(([column], index) => {
+    const { tasks, more } = read[index];
+    shown += tasks.length;
+    reconcile($(`cards-${column}`), tasks, (t) => t.id, boardCard, updateBoardCard);
+    setEmpty(`col-empty-${column}`, tasks.length === 0);
+    $(`col-count-${column}`).textContent = `(${tasks.length}${more ? "+" : ""})`;
+    $(`col-more-${column}`).hidden = !more;
+  });
+  if (!note && filters) note = `Filtered: ${shown === 1 ? "1 task matches" : `${shown} tasks match`}.`;
+  $("board-note").textContent = note;
+  $("board-note").hidden = !note;
+  markOpenCard();
+}
+
+function boardCard(task) {
+  const li = el("li", { className: "board-card" });
+  const metaId = nextId("card");
+  const open = el("button", { type: "button", className: "card-open" });
+  open.setAttribute("aria-describedby", metaId);
+  open.addEventListener("click", () => openTask(li.dataset.key));
+  li.append(open, el("p", { className: "meta card-meta", id: metaId }));
+  updateBoardCard(li, task);
+  return li;
+}
+
+function updateBoardCard(li, task) {
+  learnTask(task);
+  const priority = task.priority && task.priority !== "none" ? task.priority : "";
+  li.className = `board-card${priority ? ` prio-${priority}` : ""}${task.archived ? " archived" : ""}`;
+  const open = li.querySelector(".card-open");
+  if (open.textContent !== task.title) open.textContent = task.title;
+  const parts = [el("span", { className: "ident", text: task.identifier || "" })];
+  if (priority) parts.push(el("span", { className: `badge prio prio-${priority}`, text: PRIORITY_NAMES[priority] }));
+  for (const label of task.labels || []) parts.push(el("span", { className: "tag", text: label }));
+  if (Array.isArray(task.questions) && task.questions.length) {
+    const n = task.questions.length;
+    parts.push(el("span", { className: "badge ask", text: `${n} question${n === 1 ? "" : "s"} for you` }));
+  }
+  if (Array.isArray(task.waitingOn) && task.waitingOn.length) {
+    parts.push(el("span", { className: "badge", text: `waiting on ${task.waitingOn.length}` }));
+  }
+  if (task.archived) parts.push(el("span", { className: "badge", text: "archived" }));
+  const meta = li.querySelector(".card-meta");
+  meta.replaceChildren(...parts.flatMap((part, i) => (i ? [" ", part] : [part])));
+}
+
+async function createBoardTask(event) {
+  event.preventDefault();
+  const button = event.submitter || $("board-task-form").querySelector("button");
+  const body = {
+    title: $("bt-title").value,
+    description: $("bt-description").value,
+    column: $("bt-column").value,
+  };
+  const criteria = $("bt-criteria").value.split("\n").map((line) => line.trim()).filter(Boolean);
+  if (criteria.length) body.criteria = criteria;
+  if ($("bt-priority").value) body.priority = $("bt-priority").value;
+  const labels = $("bt-labels").value.split(",").map((label) => label.trim()).filter(Boolean);
+  if (labels.length) body.labels = labels;
+  button.disabled = true;
+  try {
+    const task = await api("POST", ws("/board/tasks"), body);
+    learnTask(task);
+    $("board-task-form").reset();
+    clearError();
+    announce(`${task.identifier} ${task.title} added to ${COLUMN_NAMES[task.column] || task.column}.`);
+    kick();
+  } catch (error) {
+    if (!handleAuthFailure(error)) showError(error, "Adding the task to the board failed");
+  } finally {
+    button.disabled = false;
+  }
+}
+
+// -- the task panel's board side: criteria, links, suggestions, activity, comments, decisions --------
+
+function clearBoardTask() {
+  state.detail = null;
+  for (const id of PANEL_LISTS) $(id).replaceChildren();
+  for (const id of ["task-blocked", "task-summary-box", "task-criteria-box", "task-delivery-box"]) $(id).hidden = true;
+  $("task-suggestions-box").hidden = true;
+  $("task-where").textContent = "";
+  $("task-actions").dataset.for = "";
+  $("comment-form").reset();
+  $("link-form").reset();
+  $("link-new").open = false;
+}
+
+async function refreshBoardTask(current) {
+  const taskId = state.taskId;
+  let detail;
+  try {
+    detail = await api("GET", ws(`/board/tasks/${seg(taskId)}`));
+  } catch (error) {
+    if (current() && taskGone(taskId, error)) return;
+    throw error;
+  }
+  if (!current() || state.taskId !== taskId) return;
+  const related = [...(detail.links || []).map((l) => l.taskId), ...(detail.waitingOn || []), detail.parentId];
+  await learnTitles(related.filter(Boolean), current);
+  if (!current() || state.taskId !== taskId) return;
+  renderBoardTask(detail);
+}
+
+function renderBoardTask(task) {
+  state.detail = task;
+  learnTask(task);
+  renderWhere(task);
+  const asks = task.column === "blocked" && Array.isArray(task.questions) ? task.questions : [];
+  $("task-blocked").hidden = asks.length === 0;
+  const questions = $("task-questions");
+  if (questions.children.length !== asks.length || asks.some((q, i) => questions.children[i].textContent !== q)) {
+    questions.replaceChildren(...asks.map((q) => el("li", { text: q })));
+  }
+  renderActions(task);
+
+  $("task-summary-box").hidden = !task.summary;
+  $("task-summary").textContent = task.summary || "";
+
+  const criteria = Array.isArray(task.criteria) ? task.criteria : [];
+  $("task-criteria-box").hidden = criteria.length === 0;
+  $("task-criteria").replaceChildren(...criteria.map(criterionItem));
+
+  const delivery = task.delivery;
+  $("task-delivery-box").hidden = !delivery;
+  $("task-delivery-meta").replaceChildren(...(delivery ? [`By ${who(delivery.by)} · `, timeEl(delivery.at)] : []));
+  $("task-delivery").textContent = delivery ? delivery.summary : "";
+
+  const suggestions = Array.isArray(task.pendingSuggestions) ? task.pendingSuggestions : [];
+  $("task-suggestions-box").hidden = suggestions.length === 0;
+  reconcile($("task-suggestions"), suggestions, (s) => s.id, (s) => suggestionItem(task.id, s));
+
+  const links = Array.isArray(task.links) ? task.links : [];
+  reconcile($("task-links"), links, (l) => `${l.type}:${l.taskId}`, linkItem, updateLinkItem);
+  setEmpty("task-links-empty", links.length === 0);
+  const waiting = Array.isArray(task.waitingOn) ? task.waitingOn : [];
+  reconcile(
+    $("task-waiting"),
+    waiting,
+    (id) => id,
+    (id) => linkItem({ taskId: id }),
+    (li, id) => updateLinkItem(li, { taskId: id }),
+  );
+  $("task-waiting").hidden = waiting.length === 0;
+  $("task-waiting-label").hidden = waiting.length === 0;
+
+  const comments = Array.isArray(task.comments) ? task.comments : [];
+  const before = $("task-comments").children.length;
+  reconcile($("task-comments"), [...comments].reverse(), (c) => c.id, commentItem);
+  setEmpty("task-comments-empty", comments.length === 0);
+  if (before && comments.length > before) announce(`${comments.length - before} new comment(s) on ${task.title}.`);
+  const activity = Array.isArray(task.activity) ? task.activity : [];
+  reconcile($("task-activity"), activity, (e) => e.id, activityItem);
+  setEmpty("task-activity-empty", activity.length === 0);
+}
+
+function who(by) {
+  return by === "human" ? "you" : by === "agent" ? "the agent" : String(by);
+}
+
+function renderWhere(task) {
+  const parts = [task.identifier || "", COLUMN_NAMES[task.column] || task.column || ""];
+  if (task.archived) parts.push(`archived: ${task.archived.reason}`);
+  $("task-where").textContent = parts.filter(Boolean).join(" · ");
+}
+
+function criterionItem(criterion) {
+  const li = el("li", { className: "criterion" });
+  let verdict = "not checked yet";
+  let tone = "open";
+  if (criterion.met === true) [verdict, tone] = ["met", "met"];
+  else if (criterion.met === false) [verdict, tone] = ["not met", "unmet"];
+  li.append(
+    el("span", { className: "text", text: criterion.text }),
+    " ",
+    el("span", { className: `badge ${tone}`, text: verdict }),
+  );
+  if (criterion.note) li.append(el("p", { className: "meta", text: `Note: ${criterion.note}` }));
+  return li;
+}
+
+function linkItem(link) {
+  const li = el("li");
+  const open = el("button", { type: "button", className: "linkish" });
+  open.addEventListener("click", () => openTask(link.taskId));
+  li.append(el("span", { className: "link-type" }), open);
+  updateLinkItem(li, link);
+  return li;
+}
+
+function updateLinkItem(li, link) {
+  const type = link.type ? LINK_NAMES[link.type] || link.type.replace(/_/g, " ") : "";
+  li.querySelector(".link-type").textContent = type ? `${type} ` : "";
+  li.querySelector("button").textContent = taskLabel(link.taskId);
+}
+
+function suggestionItem(taskId, suggestion) {
+  const headingId = nextId("sugg");
+  const box = el("section", { className: "item suggestion" });
+  box.setAttribute("aria-labelledby", headingId);
+  box.append(el("h4", { id: headingId }, `From ${who(suggestion.by)} · `, timeEl(suggestion.at)));
+  if (suggestion.summary) {
+    box.append(
+      el("p", { className: "label", text: "Summary" }),
+      el("p", { className: "text", text: suggestion.summary }),
+    );
+  }
+  if (Array.isArray(suggestion.criteria) && suggestion.criteria.length) {
+    const list = el("ol", { className: "criteria" });
+    for (const text of suggestion.criteria) list.append(el("li", { text }));
+    box.append(el("p", { className: "label", text: "Acceptance criteria" }), list);
+  }
+  const actions = el("div", { className: "actions" });
+  const accept = el("button", { type: "button", text: "Accept suggestion" });
+  const discard = el("button", { type: "button", className: "secondary", text: "Discard suggestion" });
+  accept.addEventListener("click", () => decideSuggestion(taskId, suggestion, true, box));
+  discard.addEventListener("click", () => decideSuggestion(taskId, suggestion, false, box));
+  actions.append(accept, discard);
+  box.append(actions);
+  return box;
+}
+
+async function decideSuggestion(taskId, suggestion, accept, box) {
+  for (const b of box.querySelectorAll("button")) b.disabled = true;
+  const path = `/board/tasks/${seg(taskId)}/suggestions/${seg(suggestion.id)}`;
+  try {
+    await api(accept ? "POST" : "DELETE", ws(accept ? `${path}/accept` : path));
+    const hadFocus = box.contains(document.activeElement);
+    box.remove();
+    if (hadFocus) $("task-h").focus();
+    clearError();
+    announce(accept ? "Suggestion accepted: the task has its summary and criteria." : "Suggestion discarded.");
+    kick();
+  } catch (error) {
+    for (const b of box.querySelectorAll("button")) b.disabled = false;
+    const context = accept ? "Accepting the suggestion failed" : "Discarding the suggestion failed";
+    if (!handleAuthFailure(error)) showError(error, context);
+    if (error instanceof ApiError && error.status === 409) kick();
+  }
+}
+
+function commentItem(comment) {
+  const from = comment.by === "human" ? "human" : "agent";
+  const li = el("li", { className: `msg from-${from}` });
+  const name = comment.by === "human" ? "You" : comment.by === "agent" ? "Agent" : String(comment.by);
+  li.append(
+    el("p", { className: "msg-head" }, el("strong", { text: name }), " · ", timeEl(comment.at)),
+    el("p", { className: "text", text: comment.text }),
+  );
+  return li;
+}
+
+const ACTIVITY_NAMES = {
+  created: "created it",
+  edited: "edited it",
+  claimed: "claimed it",
+  released: "released it",
+  progress: "reported progress",
+  blocker: "reported a blocker",
+  completed: "delivered it",
+  approved: "approved it",
+  "sent back": "sent it back",
+  accepted: "accepted it",
+  declined: "declined it",
+  suggested: "suggested a summary or criteria",
+  linked: "linked it",
+  archived: "archived it",
+  comment: "commented",
+};
+
+function activityItem(entry) {
+  const li = el("li", { className: "entry" });
+  const actor = entry.by === "human" ? "You" : entry.by === "agent" ? "The agent" : String(entry.by);
+  let what = ACTIVITY_NAMES[entry.what] || String(entry.what);
+  if (entry.column && COLUMN_NAMES[entry.column]) what += ` (${COLUMN_NAMES[entry.column]})`;
+  if (entry.what === "linked" && entry.otherTaskId) {
+    what += `: ${LINK_NAMES[entry.type] || entry.type || ""} ${taskLabel(entry.otherTaskId)}`;
+  }
+  li.append(el("p", { className: "msg-head" }, el("strong", { text: actor }), ` ${what} · `, timeEl(entry.at)));
+  if (entry.text) li.append(el("p", { className: "text", text: entry.text }));
+  if (Array.isArray(entry.questions) && entry.questions.length) {
+    const asks = el("ol", { className: "asks" });
+    for (const q of entry.questions) asks.append(el("li", { text: String(q) }));
+    li.append(asks);
+  }
+  return li;
+}
+
+/** The decisions the task's column allows; rebuilt only when the column changes (a comment typed stays). */
+function renderActions(task) {
+  const box = $("task-actions");
+  const key = `${task.id}:${task.column}:${task.archived ? "archived" : ""}:${task.claim ? "claimed" : ""}`;
+  if (box.dataset.for === key) return;
+  box.dataset.for = key;
+  const parts = [];
+  if (task.archived) {
+    const { at, by, reason } = task.archived;
+    parts.push(el("p", { className: "meta", text: `Archived ${when(at)} by ${who(by)}: ${reason}` }));
+    box.replaceChildren(...parts);
+    return;
+  }
+  if (task.column === "triage" || task.column === "in_review") {
+    const triage = task.column === "triage";
+    const commentId = nextId("decision");
+    const comment = el("textarea", { id: commentId, rows: 2, className: "decision-comment" });
+    parts.push(
+      el("p", {
+        className: "hint",
+        text: triage
+          ? "An agent proposed this task: accept it into a column, or decline it."
+          : "Delivered: approve it (done), or send it back to ready saying what is missing.",
+      }),
+      el("label", {
+        htmlFor: commentId,
+        text: triage ? "Decision comment (optional)" : "Decision comment (required to send back)",
+      }),
+      comment,
+    );
+    const row = el("div", { className: "actions" });
+    const choices = triage
+      ? [["backlog", "Accept to backlog", ""], ["ready", "Accept to ready", ""], ["decline", "Decline", "danger"]]
+      : [["approve", "Approve", ""], ["send_back", "Send back", "danger"]];
+    for (const [decision, label, tone] of choices) {
+      const button = el("button", { type: "button", className: tone, text: label });
+      button.addEventListener("click", () => decideTask(task, triage ? "triage" : "review", decision, label, comment));
+      row.append(button);
+    }
+    parts.push(row);
+  }
+  const row = el("div", { className: "actions" });
+  if (task.column === "in_progress" || task.column === "blocked" || task.claim) {
+    const release = el("button", { type: "button", className: "secondary", text: "Release" });
+    release.setAttribute("aria-describedby", "release-hint");
+    release.addEventListener("click", () =>
+      act(`/board/tasks/${seg(task.id)}/release`, undefined, "Released: back in ready.", "Releasing the task failed"),
+    );
+    row.append(release);
+  }
+  if ((task.column === "backlog" || task.column === "ready") && !task.claim) {
+    const to = task.column === "backlog" ? "ready" : "backlog";
+    const name = COLUMN_NAMES[to];
+    const move = el("button", { type: "button", className: "secondary", text: `Move to ${name.toLowerCase()}` });
+    move.addEventListener("click", () =>
+      act(`/board/tasks/${seg(task.id)}`, { column: to }, `Moved to ${name}.`, "Moving the task failed", "PATCH"),
+    );
+    row.append(move);
+  }
+  const archiveToggle = el("button", { type: "button", className: "secondary", text: "Archive…" });
+  archiveToggle.setAttribute("aria-expanded", "false");
+  row.append(archiveToggle);
+  parts.push(row);
+  if (task.column === "in_progress" || task.column === "blocked" || task.claim) {
+    const hint = "Release takes the task back from the agent: it returns to ready.";
+    parts.push(el("p", { id: "release-hint", className: "hint", text: hint }));
+  }
+
+  const reasonId = nextId("reason");
+  const archiveForm = el("form", { className: "archive-form", hidden: true, noValidate: true });
+  const reason = el("input", { id: reasonId, type: "text", autocomplete: "off" });
+  const cancel = el("button", { type: "button", className: "secondary", text: "Cancel" });
+  archiveForm.append(
+    el("label", { htmlFor: reasonId, text: "Archive reason" }),
+    reason,
+    el("div", { className: "actions" }, el("button", { type: "submit", className: "danger", text: "Archive task" }),
+      cancel),
+  );
+  archiveToggle.addEventListener("click", () => {
+    archiveForm.hidden = !archiveForm.hidden;
+    archiveToggle.setAttribute("aria-expanded", String(!archiveForm.hidden));
+    if (!archiveForm.hidden) reason.focus();
+  });
+  cancel.addEventListener("click", () => {
+    archiveForm.hidden = true;
+    archiveToggle.setAttribute("aria-expanded", "false");
+    archiveToggle.focus();
+  });
+  archiveForm.addEventListener("submit", (event) => {
+    event.preventDefault();
+    if (!reason.value.trim()) {
+      showError(new Error("say why the task is archived"), "Archiving the task");
+      reason.focus();
+      return;
+    }
+    const path = `/board/tasks/${seg(task.id)}/archive`;
+    act(path, { reason: reason.value }, "Archived: the task left the board.", "Archiving the task failed");
+  });
+  parts.push(archiveForm);
+  box.replaceChildren(...parts);
+}
+
+function decideTask(task, kind, decision, label, comment) {
+  const text = comment.value.trim();
+  if (decision === "send_back" && !text) {
+    const missing = new Error("say what is missing in the decision comment: it goes back with the task");
+    showError(missing, "Sending the task back");
+    comment.focus();
+    return;
+  }
+  const body = { decision };
+  if (text) body.comment = text;
+  const done = {
+    backlog: "Accepted into the backlog.",
+    ready: "Accepted: the task is ready.",
+    decline: "Declined: the task is rejected.",
+    approve: "Approved: the task is done.",
+    send_back: "Sent back: the task is ready again, with your comment.",
+  }[decision];
+  act(`/board/tasks/${seg(task.id)}/${kind}`, body, done, `${label} failed`);
+}
+
+/** One of the panel's decisions: its buttons wait, the panel shows the result, focus goes to the task's heading. */
+async function act(path, body, done, context, method = "POST") {
+  const box = $("task-actions");
+  const buttons = Array.from(box.querySelectorAll("button"));
+  for (const b of buttons) b.disabled = true;
+  try {
+    const task = await api(method, ws(path), body);
+    learnTask(task);
+    clearError();
+    if (task && task.id === state.taskId) {
+      renderWhere(task);
+      renderActions(task);
+      $("task-blocked").hidden = task.column !== "blocked";
+    }
+    $("task-h").focus();
+    announce(`${task && task.identifier ? `${task.identifier}: ` : ""}${done}`);
+    kick();
+  } catch (error) {
+    for (const b of buttons) b.disabled = false;
+    if (!handleAuthFailure(error)) showError(error, context);
+    if (error instanceof ApiError && error.status === 409) kick();
+  }
+}
+
+async function postComment(event) {
+  event.preventDefault();
+  const taskId = state.taskId;
+  const field = $("comment-text");
+  if (!field.value.trim()) {
+    showError(new Error("write the comment first"), "Posting the comment");
+    field.focus();
+    return;
+  }
+  const button = event.submitter || $("comment-form").querySelector("button");
+  button.disabled = true;
+  try {
+    await api("POST", ws(`/board/tasks/${seg(taskId)}/comments`), { text: field.value });
+    $("comment-form").reset();
+    clearError();
+    announce("Comment posted.");
+    kick();
+  } catch (error) {
+    if (!handleAuthFailure(error)) showError(error, "Posting the comment failed");
+  } finally {
+    button.disabled = false;
+  }
+}
+
+async function addLink(event) {
+  event.preventDefault();
+  const other = $("link-other").value.trim();
+  if (!other) {
+    showError(new Error("name the other task (WS-number or id)"), "Linking the tasks");
+    $("link-other").focus();
+    return;
+  }
+  try {
+    const body = { type: $("link-type").value, otherTaskId: other };
+    const linked = await api("POST", ws(`/board/tasks/${seg(state.taskId)}/links`), body);
+    $("link-form").reset();
+    clearError();
+    announce(linked && linked.created === false ? "These tasks were linked already." : "Link added.");
+    kick();
+  } catch (error) {
+    if (!handleAuthFailure(error)) showError(error, "Linking the tasks failed");
+  }
+}
+
+// -- links into the console: #/workspaces/<workspaceId>/tasks/<taskId> -------------------------------
+
+function routeFromHash() {
+  const match = /^#\/workspaces\/([^/]+)\/tasks\/([^/?#]+)\/?$/.exec(window.location.hash);
+  if (!match) return null;
+  try {
+    return { workspaceId: decodeURIComponent(match[1]), taskId: decodeURIComponent(match[2]) };
+  } catch {
+    return null;
+  }
+}
+
+/** The address bar names the open task (a link to share, a reload that reopens it), without a history entry. */
+function setRoute(taskId) {
+  const wanted = taskId && state.workspaceId ? `#/workspaces/${seg(state.workspaceId)}/tasks/${seg(taskId)}` : "";
+  if (window.location.hash === wanted) return;
+  if (!wanted && !window.location.hash) return;
+  history.replaceState(null, "", wanted || `${window.location.pathname}${window.location.search}`);
+}
+
+async function applyRoute(route) {
+  if (!route || !state.token) return;
+  if (!state.workspaces.some((w) => w.id === route.workspaceId)) {
+    showError(new Error(`this account has no workspace ${route.workspaceId}`), "Opening the link failed");
+    return;
+  }
+  if (state.workspaceId !== route.workspaceId) {
+    hideCreated();
+    selectWorkspace(route.workspaceId);
+  }
+  let taskId = route.taskId;
+  if (!TASK_ID.test(taskId)) {
+    try {
+      const task = await api("GET", ws(`/board/tasks/${seg(taskId)}`));
+      learnTask(task);
+      taskId = task.id;
+    } catch (error) {
+      if (!handleAuthFailure(error)) showError(error, `Opening task ${route.taskId} failed`);
+      return;
+    }
+  }
+  openTask(taskId);
 }
 
 // -- memory, skills, pano -------------------------------------------------------------------------
@@ -1272,6 +2234,7 @@ function setView(view) {
 
 function wire() {
   buildStatusFilter();
+  buildBoard();
   $("signin-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     const token = $("token-input").value.trim();
@@ -1310,6 +2273,46 @@ function wire() {
   $("reply-form").addEventListener("submit", sendReply);
   $("status-form").addEventListener("submit", setStatus);
   $("pano-comment-form").addEventListener("submit", addComment);
+  $("task-detail").addEventListener("keydown", (event) => {
+    const typing = event.target.closest("input, textarea, select");
+    if (event.key === "Escape" && !typing && !event.defaultPrevented) closeTask();
+  });
+  $("answer-in-comment").addEventListener("click", () => $("comment-text").focus());
+  $("comment-form").addEventListener("submit", postComment);
+  $("link-form").addEventListener("submit", addLink);
+  $("board-task-form").addEventListener("submit", createBoardTask);
+  $("board-filters").addEventListener("submit", (event) => {
+    event.preventDefault();
+    applyFilters();
+  });
+  $("board-filters").addEventListener("change", (event) => {
+    if (event.target.id !== "filter-query") applyFilters();
+  });
+  $("filter-query").addEventListener("input", () => {
+    clearTimeout(filterTimer);
+    filterTimer = setTimeout(applyFilters, 500);
+  });
+  $("filter-clear").addEventListener("click", () => {
+    resetFilters();
+    announce("Filters cleared: showing the whole board…");
+    kick();
+  });
+  $("policy-supervised").addEventListener("change", (event) =>
+    setPolicy("supervised", event.target, "Supervised", (on) =>
+      on ? "agents' new tasks wait in triage for you." : "agents' new tasks go straight to ready.",
+    ),
+  );
+  $("policy-signoff").addEventListener("change", (event) =>
+    setPolicy("signOff", event.target, "Sign-off", (on) =>
+      on ? "deliveries wait in review for you." : "deliveries are done at once.",
+    ),
+  );
+  $("cycle-active-form").addEventListener("submit", setActiveCycle);
+  $("cycle-form").addEventListener("submit", createCycle);
+  window.addEventListener("hashchange", () => {
+    const route = routeFromHash();
+    if (route && state.token) applyRoute(route);
+  });
   for (const button of document.querySelectorAll("nav.views button")) {
     button.addEventListener("click", () => setView(button.dataset.view));
   }
