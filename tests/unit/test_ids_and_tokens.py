@@ -30,3 +30,8 @@ def test_tokens_are_random_typed_and_hashed_with_sha256():
     assert agent.startswith("aw_agent_") and new_token(TokenKind.HUMAN).startswith("aw_human_")
     assert len(agent) > 40
     assert hash_token(agent) == hashlib.sha256(agent.encode()).hexdigest()
+
+
+def test_ids_made_in_one_millisecond_keep_the_order_they_were_made_in():
+    made = [new_id(now_ms=1_700_000_000_001) for _ in range(1000)]
+    assert made == sorted(made) and len(set(made)) == 1000

@@ -1,11 +1,14 @@
 """Short base62 IDs that sort by creation time (e.g. `0kGogHmaqvZ`).
 
 Seven characters of milliseconds since the epoch (good until the year 5138) followed by four
-random ones; DynamoDB writes that create an ID are conditional, so a collision fails loudly
-rather than overwriting.
+random ones. Within one millisecond a process counts on from its last id instead of drawing again
+(as ULID's monotonic mode does), so its ids never repeat and keep the order they were made in; ids of
+different processes may still meet, and DynamoDB writes that create an ID are conditional, so such a
+collision fails loudly rather than overwriting.
 """
 
 import secrets
+import threading
 import time
 
 from agent_workspace.domain.errors import PayloadError
@@ -24,9 +27,20 @@ def _encode(number: int, width: int) -> str:
     return "".join(reversed(chars))
 
 
+_RANDOM_SPACE = 62**_RANDOM_CHARS
+_last = {"ms": -1, "random": 0}
+_lock = threading.Lock()
+
+
 def new_id(now_ms: int | None = None) -> str:
     millis = time.time_ns() // 1_000_000 if now_ms is None else now_ms
-    return _encode(millis, _TIME_CHARS) + "".join(secrets.choice(ALPHABET) for _ in range(_RANDOM_CHARS))
+    with _lock:
+        if millis == _last["ms"] and _last["random"] + 1 < _RANDOM_SPACE:
+            _last["random"] += 1
+        else:
+            _last["ms"], _last["random"] = millis, secrets.randbelow(_RANDOM_SPACE // 2)  # room to count on
+        random_part = _last["random"]
+    return _encode(millis, _TIME_CHARS) + _encode(random_part, _RANDOM_CHARS)
 
 
 def is_id(value: str) -> bool:
