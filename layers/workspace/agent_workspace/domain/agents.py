@@ -1,0 +1,160 @@
+"""The agent repo's rules (issue 18, decision 0009): names, slugs, harnesses and their profile settings, and the
+limits of ../shared/reference/omr-agent-repo-tools.txt, each as written there.
+
+Only the rules live here so far; the store, the `agent` tool and the human's REST build on them.
+"""
+
+import re
+import unicodedata
+from typing import Any
+
+from agent_workspace.domain.errors import PayloadError
+from agent_workspace.domain.text import check_plain
+
+NAME_MAX = 80
+SLUG_MAX = 64
+DESCRIPTION_MAX = 8_000
+DESCRIPTION_LISTED = 300  # list_agents shows a description up to this
+PROMPT_MAX = 128_000
+AGENTS_PER_ACCOUNT = 100
+BUDGET_MIN, BUDGET_DEFAULT, BUDGET_MAX = 2_000, 32_000, 96_000
+MEMORY_NAME_MAX = 64
+MEMORY_BODY_MAX = 64_000
+MEMORY_DESCRIPTION_MAX = 200
+MEMORIES_PER_AGENT = 2_000
+MEMORY_TYPES = ("feedback", "user", "project", "reference")
+BRIEF_BYTES_MAX = 16_384  # UTF-8
+BRIEFS_PER_AGENT = 20
+NOTE_MAX = 500
+FORGET_REASON_MAX = 500
+PROMPT_VERSIONS_PER_DAY = 20  # per agent per connection
+BRIEF_CHANGES_PER_DAY = 40  # per agent per connection; a rename counts as one
+MEMORY_WRITES_PER_HOUR = 120  # per session
+SESSION_IDLE_DAYS = 7
+FORGOTTEN_KEPT_DAYS = 30
+HARNESS_MAX = 40
+WORKSPACE_MAX = 200
+ADDENDUM_MAX = 8_000
+SETTING_VALUE_MAX = 400
+
+_KEBAB = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+
+# The tools an agent runs in, and the spellings clients use for them.
+HARNESSES = ("claude-code", "codex", "cursor", "claude-ai", "copilot", "gemini-cli", "windsurf", "zed", "other")
+HARNESS_ALIASES = {
+    "claude": "claude-code",
+    "claudecode": "claude-code",
+    "claude_code": "claude-code",
+    "codex-cli": "codex",
+    "openai-codex": "codex",
+    "claude.ai": "claude-ai",
+    "github-copilot": "copilot",
+    "gemini": "gemini-cli",
+    "agents-md": "other",
+    "agents.md": "other",
+}
+DEFAULT_PROFILE = "default"  # the profile of every harness without its own
+
+# Each harness's own settings, as its documentation names them; anything else is refused by name.
+# claude-code: the subagent frontmatter fields (code.claude.com/docs/en/sub-agents, "Supported frontmatter fields").
+# codex: config.toml keys (github.com/openai/codex docs/config.md). The others take a model only, as their
+# agent settings do; `default` takes what every harness shares.
+PROFILE_SETTINGS: dict[str, frozenset[str]] = {
+    "claude-code": frozenset(
+        {"model", "effort", "tools", "disallowedTools", "permissionMode", "maxTurns", "color", "skills"}
+    ),
+    "codex": frozenset({"model", "model_reasoning_effort", "approval_policy", "sandbox_mode", "model_provider"}),
+    "cursor": frozenset({"model"}),
+    "claude-ai": frozenset({"model"}),
+    "copilot": frozenset({"model"}),
+    "gemini-cli": frozenset({"model"}),
+    "windsurf": frozenset({"model"}),
+    "zed": frozenset({"model"}),
+    "other": frozenset({"model", "effort"}),
+    DEFAULT_PROFILE: frozenset({"model", "effort"}),
+}
+
+
+def harness_id(value: str, field: str = "harness", allow_default: bool = False) -> str:
+    """The harness id `value` names (a listed id or a common spelling of one), else refused naming the ids."""
+    spelled = value.strip().lower()
+    if len(value) > HARNESS_MAX:
+        raise PayloadError(f"{field} is {len(value)} characters; at most {HARNESS_MAX}", field=field)
+    if allow_default and spelled == DEFAULT_PROFILE:
+        return DEFAULT_PROFILE
+    found = spelled if spelled in HARNESSES else HARNESS_ALIASES.get(spelled)
+    if found is None:
+        known = ", ".join(HARNESSES + ((DEFAULT_PROFILE,) if allow_default else ()))
+        raise PayloadError(f"{field} must be one of {known}", field=field)
+    return found
+
+
+def check_settings(harness: str, settings: dict[str, Any]) -> dict[str, Any]:
+    """Profile settings for one harness: its own fields only, each a string up to 400 characters, a boolean or null."""
+    known = PROFILE_SETTINGS[harness]
+    for name, value in settings.items():
+        if name not in known:
+            raise PayloadError(
+                f"settings.{name} is not a setting {harness} knows; it takes {', '.join(sorted(known))}",
+                field=f"settings.{name}",
+            )
+        if isinstance(value, str):
+            if len(value) > SETTING_VALUE_MAX:
+                raise PayloadError(
+                    f"settings.{name} is {len(value)} characters; at most {SETTING_VALUE_MAX}", field=f"settings.{name}"
+                )
+        elif value is not None and not isinstance(value, bool):
+            raise PayloadError(f"settings.{name} must be a string, a boolean or null", field=f"settings.{name}")
+    return settings
+
+
+def check_name(name: str) -> str:
+    """An agent's name: one line of plain text, 1-80 characters."""
+    if not name.strip():
+        raise PayloadError("name must not be empty", field="name")
+    if len(name) > NAME_MAX:
+        raise PayloadError(f"name is {len(name)} characters; at most {NAME_MAX}", field="name")
+    return check_plain(name, "name")
+
+
+def check_slug(slug: str, field: str = "slug") -> str:
+    """Lowercase letters, digits and single hyphens, up to 64: the agent's @handle."""
+    if len(slug) > SLUG_MAX or not _KEBAB.fullmatch(slug):
+        raise PayloadError(
+            f"{field} must be lowercase letters, digits and single hyphens, at most {SLUG_MAX}", field=field
+        )
+    return slug
+
+
+def slug_of(name: str) -> str:
+    """The slug a name gives when none is chosen: its letters and digits, accents dropped, lowercased, runs of
+    anything else as one hyphen."""
+    plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
+    words = re.findall(r"[a-z0-9]+", plain.lower())
+    slug = "-".join(words)[:SLUG_MAX].strip("-")
+    if not slug:
+        raise PayloadError("name has no letters or digits to make a slug from: give a slug", field="slug")
+    return slug
+
+
+def check_memory_name(name: str, field: str = "name") -> str:
+    """A memory's (or a brief's) name: kebab-case, up to 64."""
+    if len(name) > MEMORY_NAME_MAX or not _KEBAB.fullmatch(name):
+        raise PayloadError(
+            f"{field} must be kebab-case (lowercase letters, digits and hyphens), at most {MEMORY_NAME_MAX}",
+            field=field,
+        )
+    return name
+
+
+def check_budget(budget: int) -> int:
+    if not BUDGET_MIN <= budget <= BUDGET_MAX:
+        raise PayloadError(f"budget must be {BUDGET_MIN:,} to {BUDGET_MAX:,} characters", field="budget")
+    return budget
+
+
+def check_brief(body: str) -> str:
+    size = len(body.encode("utf-8"))
+    if size > BRIEF_BYTES_MAX:
+        raise PayloadError(f"body is {size:,} bytes of UTF-8; a brief holds at most {BRIEF_BYTES_MAX:,}", field="body")
+    return body
