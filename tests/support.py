@@ -210,7 +210,8 @@ def file_in(ident: str = "log", filename: str = "deploy.log", mime: str = "text/
 async def furnish(runtime: Runtime, seeded: Seed, question_seconds: int = 1) -> dict[str, str]:
     """One thing of every kind in the seeded workspace, and their ids by placeholder: a task for the human (no
     dequeue takes it) with the attachment `log` (deploy.log), the doc Plan linking it, the memory deploys.md, the
-    skill release-notes with templates/entry.md, the event deploy_done, and a form question on the task that
+    skill release-notes with templates/entry.md, the event deploy_done, the agent release-captain (with a prompt),
+    and a form question on the task that
     expires after `question_seconds` (after the default second, resuming it never waits)."""
 
     async def made(tool: str, action: str, /, **payload: Any) -> str:
@@ -228,6 +229,7 @@ async def furnish(runtime: Runtime, seeded: Seed, question_seconds: int = 1) -> 
     await made("skills", "save", uri="skill://release-notes/SKILL.md", content="---\ndescription: Notes.\n---\n# N\n")
     await made("skills", "save", uri="skill://release-notes/templates/entry.md", content="- entry\n")
     event = events.define_event(runtime, seeded.account_id, "deploy_done", "A deploy finished.")
+    await made("agent", "create", name="Release Captain", prompt="You run our releases.")
     principal = runtime.accounts.resolve_token(hash_token(seeded.agent_token))
     assert principal is not None
     schema = {"type": "object", "properties": {"branch": {"type": "string"}}, "required": ["branch"]}

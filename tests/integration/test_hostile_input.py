@@ -117,7 +117,7 @@ def test_no_regular_expression_of_the_package_anchors_with_a_dollar():
 # Every string field of every action is one of three kinds. A new field fails the coverage test until it is put here.
 BODIES = {
     "body", "text", "message", "content", "payload", "markdown", "comment", "faq[].q", "faq[].a", "description",
-    "summary", "criteria", "criteria[]", "criteria[].note", "questions", "questions[]", "reason",
+    "summary", "criteria", "criteria[]", "criteria[].note", "questions", "questions[]", "reason", "prompt", "note",
 }  # newlines ok  # fmt: skip
 EXEMPT = {  # never stored as given
     "task.create.cronSchedule": "stored as its five fields joined by single spaces",
@@ -151,6 +151,8 @@ EXEMPT = {  # never stored as given
         for field in ("projectId", "epicId", "cycleId")
     },
     "task.edit.parentId": "resolved as task.show's taskId (walked); the world's one task cannot parent itself",
+    "agent.promptVersions.cursor": "an opaque token, decoded strictly",
+    "agent.update.slug": "refused on MCP whatever it is: the @handle is the owner's to change",
 }
 # A call of each action that succeeds in the world (`furnish`); each of its name fields gets a trailing newline in turn.
 VALID: dict[str, dict[str, Any]] = {
@@ -225,6 +227,12 @@ VALID: dict[str, dict[str, Any]] = {
     "task.comment": {"taskId": TASK, "text": "Found it.\n"},
     "task.suggest": {"taskId": TASK, "summary": "s", "criteria": ["a"]},
     "task.fetch": {"id": TASK},
+    "agent.list": {"view": "mine"},
+    "agent.create": {"name": "Reviewer", "slug": "reviewer", "description": "Reviews.\n", "primaryHarness": "zed"},
+    "agent.update": {"agent": "release-captain", "name": "Captain", "accent": "teal", "primaryHarness": "codex"},
+    "agent.updatePrompt": {"agent": "release-captain", "body": "v2\n", "basedOn": 1, "harness": "cursor"},
+    "agent.promptVersions": {"agent": "release-captain"},
+    "agent.getPrompt": {"agent": "release-captain"},
 }
 
 

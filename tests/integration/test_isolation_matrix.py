@@ -36,7 +36,18 @@ from agent_workspace.local.stack import local_runtime
 from agent_workspace.mcp_server.dispatch import ToolOutcome, dispatch
 from agent_workspace.mcp_server.registry import Call
 from agent_workspace.runtime import Runtime
-from agent_workspace.services import accounts, board, elicitations, events, memory, pano, site_tools, skills, tasks
+from agent_workspace.services import (
+    accounts,
+    agents,
+    board,
+    elicitations,
+    events,
+    memory,
+    pano,
+    site_tools,
+    skills,
+    tasks,
+)
 from agent_workspace.services.tasks import NewTask
 from agent_workspace.store.clients import AwsClients
 from agent_workspace.store.schedules import schedule_name
@@ -105,6 +116,7 @@ class World:
     queued_call_id: str
     pending_call_id: str
     project_id: str
+    agent_id: str  # an agent of A's repo: every workspace of A may use it, by design
     a_workspaces: frozenset[str] = field(default_factory=frozenset)
 
     def actor(self) -> Actor:
@@ -133,6 +145,7 @@ class World:
             self.elicitation_id,
             self.event_id,
             self.subscription_id,
+            self.agent_id,
             self.publication_id,
             self.doc_id,
             self.running_call_id,
@@ -142,7 +155,7 @@ class World:
 
     def ids_of_w1(self) -> set[str]:
         """What only W1 (and A's human) may see: another workspace of A sees neither these nor SECRET."""
-        return self.ids_of_a() - {self.account_a, self.w2, self.event_id, self.doc_id, self.agent_w2}
+        return self.ids_of_a() - {self.account_a, self.w2, self.event_id, self.doc_id, self.agent_w2, self.agent_id}
 
 
 def build_world(rt: Runtime, http: httpx.Client) -> World:
@@ -230,6 +243,7 @@ def build_world(rt: Runtime, http: httpx.Client) -> World:
     assert (queued.status, pending.status) == ("queued", "pending")
     project = board.create_project(rt, agent, f"{SECRET} project", f"{SECRET} description")
     board.create_epic(rt, agent, f"{SECRET} epic", f"{SECRET} description")
+    repo_agent = agents.create(rt, agent, f"{SECRET} agent", None, f"{SECRET} description", f"{SECRET} prompt", None)
 
     return World(
         rt=rt,
@@ -267,6 +281,7 @@ def build_world(rt: Runtime, http: httpx.Client) -> World:
         queued_call_id=queued.id,
         pending_call_id=pending.id,
         project_id=project.id,
+        agent_id=repo_agent.id,
         a_workspaces=frozenset({w1.id, w2.id, w3.id, w4.id}),
     )
 
@@ -340,6 +355,7 @@ def snapshot(w: World) -> dict[str, str]:
         "site calls": site_tools.calls_of(rt, w1, None),
         "calls": [rt.site_tools.get_call(a, c) for c in (w.running_call_id, w.queued_call_id, w.pending_call_id)],
         "board": [rt.board.read(w1), rt.board.get_project(w1, w.project_id)],
+        "agent": [rt.agents.get(w.agent_id, True), rt.agents.prompt(w.agent_id, 1)],
         "schedules": [rt.schedules.get(name) for name in (schedule_name(w1, w.template_id), f"pano-{a}-{w.doc_id}")],
     }
     return {name: json.dumps(_without_links(value), sort_keys=True, default=repr) for name, value in sections.items()}
@@ -360,7 +376,7 @@ def fingerprint(w: World) -> dict[str, str]:
     workspace of A changes by design (its own workspace record, its publications, pano docs other than the
     victim's). Token items are left out: their rate-limit counters move with every request.
     """
-    mine = (f"WS#{w.w1}", f"WS#{w.w3}", f"WS#{w.w4}", f"SKILL#{w.w1}.")
+    mine = (f"WS#{w.w1}", f"WS#{w.w3}", f"WS#{w.w4}", f"SKILL#{w.w1}.", f"AGENT#{w.agent_id}")
 
     def kept(item: dict[str, Any]) -> bool:
         pk, sk = item["PK"]["S"], item["SK"]["S"]
@@ -370,6 +386,8 @@ def fingerprint(w: World) -> dict[str, str]:
             return False
         if sk.startswith("PUB#") and item.get("workspaceId", {}).get("S") == w.w2:
             return False
+        if sk.startswith("AGENTSLUG#") and item["agentId"]["S"] != w.agent_id:
+            return False  # agents another workspace of A made, by design (and the scratch agents of this matrix)
         return not sk.startswith(("PANO#", "PANOCMT#")) or w.doc_id in sk
 
     items: dict[str, str] = {}
@@ -378,6 +396,8 @@ def fingerprint(w: World) -> dict[str, str]:
         page = w.rt.clients.dynamodb.scan(**request)
         for item in page["Items"]:
             if kept(item):
+                if item["SK"]["S"] == "ACCOUNT":
+                    item = {k: v for k, v in item.items() if k != "agents"}  # its count of agents, as above
                 items[f"{item['PK']['S']} {item['SK']['S']}"] = json.dumps(item, sort_keys=True)
         if "LastEvaluatedKey" not in page:
             break
@@ -444,6 +464,11 @@ class ActionCase:
     by_id: bool = False
     shared: Callable[[World, ToolOutcome], None] | None = None
     fresh_doc: bool = False
+    fresh_agent: bool = False  # like fresh_doc: a same-account write aims at a scratch agent
+
+
+def _succeeded(w: World, outcome: ToolOutcome) -> None:
+    assert not outcome.is_error, outcome.text
 
 
 def _reads_secret(w: World, outcome: ToolOutcome) -> None:
@@ -557,6 +582,20 @@ ACTIONS: dict[tuple[str, str], ActionCase] = {
     ("task", "suggest"): ActionCase(lambda w: [{"taskId": w.task_id, "summary": "attacker"}], by_id=True),
     ("task", "search"): ActionCase(lambda w: [{"query": "victim"}, {"query": SECRET}]),
     ("task", "fetch"): ActionCase(lambda w: [{"id": w.task_id}], by_id=True),
+    # The agent repo is account-wide: another workspace of A uses A's agents by design.
+    ("agent", "list"): ActionCase(lambda w: [{}], shared=_reads_secret),
+    ("agent", "create"): ActionCase(lambda w: [{"name": "attacker", "prompt": "attacker"}], shared=_succeeded),
+    ("agent", "update"): ActionCase(
+        lambda w: [{"agent": w.agent_id, "description": "attacker"}], by_id=True, shared=_succeeded, fresh_agent=True
+    ),
+    ("agent", "updatePrompt"): ActionCase(
+        lambda w: [{"agent": w.agent_id, "body": "attacker", "basedOn": 1}],
+        by_id=True,
+        shared=_succeeded,
+        fresh_agent=True,
+    ),
+    ("agent", "promptVersions"): ActionCase(lambda w: [{"agent": w.agent_id}], by_id=True, shared=_succeeded),
+    ("agent", "getPrompt"): ActionCase(lambda w: [{"agent": w.agent_id}], by_id=True, shared=_reads_secret),
     ("board", "context"): ActionCase(lambda w: [{}]),
     ("board", "project"): ActionCase(lambda w: [{"projectId": w.project_id}], by_id=True),
     ("board", "createProject"): ActionCase(lambda w: [{"title": "attacker", "description": "attacker"}]),
@@ -668,6 +707,9 @@ async def test_mcp_action(world: World, stored: dict[str, str], tool: str, actio
     if kind == OTHER_WORKSPACE and case.shared is not None:
         # The documented exception: account-wide, so the neighbour workspace reaches it.
         target = replace(w, doc_id=fresh_doc(w)) if case.fresh_doc else w
+        if case.fresh_agent:
+            scratch = agents.create(w.rt, w.actor(), f"scratch {secrets.token_hex(4)}", None, "", f"{SECRET} p", None)
+            target = replace(target, agent_id=scratch.id)
         for payload in case.payloads(target):
             case.shared(target, await act(w, w.agent_w2, tool, action, payload))
         drain_queue(w.rt, deliver=lambda message: False)  # a neighbour's publication is not W1's to receive here

@@ -20,6 +20,7 @@ async def test_agent_lists_tools_and_gets_its_workspace(live, seeded, mode):
             "siteTools",
             "pano",
             "board",
+            "agent",
             "help",
         ]
         result = await client.call_tool("workspace", {"action": "get"})

@@ -221,6 +221,15 @@ class Browser:
         self.posted.append((call["id"], response.status_code, response.json()))
 
 
+async def settled(chrome: "Browser", count: int = 1) -> list[tuple[str, int, dict]]:
+    """The browser's posts once `count` are in: the agent may hear of an outcome before the browser has the answer
+    to its own post of it (the server stores the outcome, then answers the browser)."""
+    with anyio.fail_after(10):
+        while len(chrome.posted) < count:
+            await anyio.sleep(0.02)
+    return chrome.posted
+
+
 @pytest.fixture
 def browser(live, seeded):
     """Start a simulated browser for the seeded human (or another token); all stop at the test's end."""
@@ -471,7 +480,7 @@ async def test_a_read_only_tool_runs_straight_away_and_its_result_is_marked_as_t
     assert [(c["id"], c["site"], c["tool"], c["arguments"]) for c in chrome.seen] == [
         (answer["callId"], GITHUB, "search_issues", {"query": "is:open"})
     ]
-    assert [(call_id, status) for call_id, status, _ in chrome.posted] == [(answer["callId"], 200)]
+    assert [(call_id, status) for call_id, status, _ in await settled(chrome)] == [(answer["callId"], 200)]
     done = await human.calls("done")
     assert [(c["id"], c["status"], c["taskId"]) for c in done] == [(answer["callId"], "done", task_id)]
     assert await human.calls("pending") == []
@@ -746,7 +755,7 @@ async def test_the_error_a_site_posts_fails_the_call_carrying_it(agent, browser,
         )
     assert is_error, text
     assert text == "siteTools call: the site answered with an error: the page threw: rate limited"
-    assert [status for _, status, _ in chrome.posted] == [200]
+    assert [status for _, status, _ in await settled(chrome)] == [200]
     [failed] = await human.calls("failed")
     assert failed["error"] == "the site answered with an error: the page threw: rate limited"
 
@@ -756,7 +765,7 @@ async def test_an_oversized_result_is_refused_422_and_the_agents_call_fails_over
     task_id = await agent.create_task()
     with anyio.fail_after(15):
         text, is_error = await agent("call", taskId=task_id, site=GITHUB, tool="list_repos")
-    [(call_id, status, body)] = chrome.posted
+    [(call_id, status, body)] = await settled(chrome)
     assert status == 422, body
     assert "result" in body["detail"]
     assert is_error, text
@@ -773,7 +782,7 @@ async def test_a_result_of_exactly_256_kib_is_accepted(agent, browser):
     with anyio.fail_after(15):
         answer = ok_result(*await agent("call", taskId=task_id, site=GITHUB, tool="list_repos"))
     assert answer["result"] == {"blob": blob}
-    assert [status for _, status, _ in chrome.posted] == [200]
+    assert [status for _, status, _ in await settled(chrome)] == [200]
 
 
 # -- old names ---------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from functools import cached_property
 
 from agent_workspace.config import Settings
 from agent_workspace.store.accounts import AccountStore
+from agent_workspace.store.agents import AgentStore
 from agent_workspace.store.blobs import BlobStore
 from agent_workspace.store.board import BoardStore
 from agent_workspace.store.clients import AwsClients
@@ -45,6 +46,10 @@ class Runtime:
     @cached_property
     def tasks(self) -> TaskStore:
         return TaskStore(self.clients.dynamodb, self.settings.table_name)
+
+    @cached_property
+    def agents(self) -> AgentStore:
+        return AgentStore(self.clients.dynamodb, self.settings.table_name)
 
     @cached_property
     def board(self) -> BoardStore:

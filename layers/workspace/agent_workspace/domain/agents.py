@@ -6,9 +6,11 @@ Only the rules live here so far; the store, the `agent` tool and the human's RES
 
 import re
 import unicodedata
+from dataclasses import dataclass
 from typing import Any
 
 from agent_workspace.domain.errors import PayloadError
+from agent_workspace.domain.tasks import STORED
 from agent_workspace.domain.text import check_plain
 
 NAME_MAX = 80
@@ -77,7 +79,7 @@ PROFILE_SETTINGS: dict[str, frozenset[str]] = {
 
 def harness_id(value: str, field: str = "harness", allow_default: bool = False) -> str:
     """The harness id `value` names (a listed id or a common spelling of one), else refused naming the ids."""
-    spelled = value.strip().lower()
+    spelled = value.lower()
     if len(value) > HARNESS_MAX:
         raise PayloadError(f"{field} is {len(value)} characters; at most {HARNESS_MAX}", field=field)
     if allow_default and spelled == DEFAULT_PROFILE:
@@ -158,3 +160,110 @@ def check_brief(body: str) -> str:
     if size > BRIEF_BYTES_MAX:
         raise PayloadError(f"body is {size:,} bytes of UTF-8; a brief holds at most {BRIEF_BYTES_MAX:,}", field="body")
     return body
+
+
+@dataclass(frozen=True)
+class Agent:
+    """An agent of the repo: account-wide, loaded from any workspace of the account."""
+
+    __pydantic_config__ = STORED
+
+    id: str
+    account_id: str
+    name: str
+    slug: str
+    description: str
+    created_at: str
+    updated_at: str
+    created_by: str  # "agent" or "human"
+    accent: str | None = None
+    primary_harness: str | None = None
+    prompt_version: int = 0  # the live version; 0 until the agent has a prompt
+    prompt_locked: bool = False
+    revision: int = 1
+
+    def listed(self) -> dict[str, Any]:
+        """What list_agents shows of it (this account's own agents)."""
+        description = self.description
+        if len(description) > DESCRIPTION_LISTED:
+            description = description[: DESCRIPTION_LISTED - 1] + "…"
+        shown: dict[str, Any] = {
+            "id": self.id,
+            "slug": self.slug,
+            "ref": self.slug,
+            "name": self.name,
+            "description": description,
+            "role": "owner",
+            "access": "edit",
+            "promptVersion": self.prompt_version,
+            "primaryTool": self.primary_harness,
+            "revision": self.revision,
+        }
+        if self.prompt_locked:
+            shown["promptLocked"] = True
+        return shown
+
+    def public(self) -> dict[str, Any]:
+        return {
+            **self.listed(),
+            "description": self.description,
+            "accent": self.accent,
+            "createdAt": self.created_at,
+            "updatedAt": self.updated_at,
+        }
+
+
+@dataclass(frozen=True)
+class PromptVersion:
+    """One version of an agent's system prompt: immutable once written."""
+
+    __pydantic_config__ = STORED
+
+    agent_id: str
+    version: int
+    body: str
+    created_at: str
+    author: str  # "agent" or "human"
+    token_id: str | None = None
+    harness: str | None = None
+    note: str | None = None
+
+    def listed(self, live: int) -> dict[str, Any]:
+        shown = {
+            "version": self.version,
+            "status": "live" if self.version == live else "superseded",
+            "author": self.author,
+            "tool": self.harness,
+            "note": self.note,
+            "createdAt": self.created_at,
+        }
+        return {name: value for name, value in shown.items() if value is not None}
+
+    def public(self, live: int) -> dict[str, Any]:
+        return {**self.listed(live), "body": self.body}
+
+
+def check_prompt(body: str, field: str = "prompt", required: bool = False) -> str:
+    if required and not body.strip():
+        raise PayloadError(f"{field} must not be empty", field=field)
+    if len(body) > PROMPT_MAX:
+        raise PayloadError(f"{field} is {len(body):,} characters; at most {PROMPT_MAX:,}", field=field)
+    return body
+
+
+ACCENT_MAX = 40
+
+
+def check_accent(accent: str) -> str:
+    """The agent's accent colour, as the console shows it: a name or #hex, one short line."""
+    if not accent.strip() or len(accent) > ACCENT_MAX:
+        raise PayloadError(f"accent must be 1-{ACCENT_MAX} characters, e.g. 'teal' or '#0f766e'", field="accent")
+    return check_plain(accent, "accent")
+
+
+def check_description(description: str) -> str:
+    if len(description) > DESCRIPTION_MAX:
+        raise PayloadError(
+            f"description is {len(description):,} characters; at most {DESCRIPTION_MAX:,}", field="description"
+        )
+    return description

@@ -47,7 +47,16 @@ MASARO_NAMES: dict[str, tuple[str, str]] = {
     "search": ("task", "search"),
     "fetch": ("task", "fetch"),
 }
-OLD_TOOL_NAMES: dict[str, tuple[str, str]] = AGENTRQ_NAMES | MASARO_NAMES
+# On My Radar's Agent Repo, with the reference's own fields (issue 18: these land first).
+OMR_NAMES: dict[str, tuple[str, str]] = {
+    "list_agents": ("agent", "list"),
+    "create_agent": ("agent", "create"),
+    "update_agent": ("agent", "update"),
+    "update_agent_prompt": ("agent", "updatePrompt"),
+    "list_agent_prompt_versions": ("agent", "promptVersions"),
+    "get_agent_prompt": ("agent", "getPrompt"),
+}
+OLD_TOOL_NAMES: dict[str, tuple[str, str]] = AGENTRQ_NAMES | MASARO_NAMES | OMR_NAMES
 
 # Payload fields that older clients send under another name, per (tool, action).
 RENAMED_FIELDS: dict[tuple[str, str], dict[str, str]] = {

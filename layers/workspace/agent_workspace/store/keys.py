@@ -284,3 +284,29 @@ def cycle_sk(cycle_id: str) -> str:
 
 BOARD_COUNTS_SK = f"{BOARD_SK_PREFIX}COUNTS"  # the caps' counts, the label set and the active cycle
 BOARD_POLICY_SK = f"{BOARD_SK_PREFIX}POLICY"
+
+
+def agent_pk(agent_id: str) -> str:
+    """An agent's own partition: its record, prompt versions, profiles, memories, briefs, sessions, activity."""
+    return f"AGENT#{agent_id}"
+
+
+AGENT_SK = "AGENT"
+AGENT_SLUG_PREFIX = "AGENTSLUG#"
+
+
+def agent_slug_sk(slug: str) -> str:
+    """In the account's partition: claims an @handle for one agent of the account."""
+    return f"{AGENT_SLUG_PREFIX}{slug}"
+
+
+PROMPT_SK_PREFIX = "PROMPT#"
+
+
+def prompt_sk(version: int) -> str:
+    return f"{PROMPT_SK_PREFIX}{version:010d}"
+
+
+def agent_rate_sk(kind: str, token_id: str, window: str) -> str:
+    """A connection's count of one kind of write to an agent in one window (a day, an hour); expires after."""
+    return f"RATE#{kind}#{token_id}#{window}"
