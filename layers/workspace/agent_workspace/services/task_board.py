@@ -24,7 +24,7 @@ from agent_workspace.domain.columns import (
     Priority,
 )
 from agent_workspace.domain.errors import Conflict, NotFound, PayloadError, Unavailable
-from agent_workspace.domain.ids import is_id, new_id
+from agent_workspace.domain.ids import check_id, is_id, new_id
 from agent_workspace.domain.models import Actor
 from agent_workspace.domain.tasks import (
     BODY_MAX,
@@ -830,7 +830,7 @@ def _matching(rt: Runtime, actor: Actor, filters: Filters) -> tuple[str | None, 
         label = check_text(label, "label", LABEL_MAX, plain=True).strip()
     assignee, token = filters.assignee, None
     if filters.assignee is not None and filters.assignee not in ("human", "agent"):
-        assignee, token = None, _checked_id(filters.assignee, "assignee")
+        assignee, token = None, check_id(filters.assignee, "assignee")
     words: tuple[str, ...] = ()
     if filters.query is not None:
         check_text(filters.query, "query", QUERY_MAX, required=False)
@@ -839,9 +839,9 @@ def _matching(rt: Runtime, actor: Actor, filters: Filters) -> tuple[str | None, 
             raise PayloadError(f"query has {len(words)} words; at most {QUERY_WORDS_MAX}", field="query")
     return status, TaskFilter(
         column=column,
-        epic_id=_checked_id(filters.epic_id, "epicId") if filters.epic_id is not None else None,
-        project_id=_checked_id(filters.project_id, "projectId") if filters.project_id is not None else None,
-        cycle_id=_checked_id(cycle, "cycleId") if cycle is not None else None,
+        epic_id=check_id(filters.epic_id, "epicId") if filters.epic_id is not None else None,
+        project_id=check_id(filters.project_id, "projectId") if filters.project_id is not None else None,
+        cycle_id=check_id(cycle, "cycleId") if cycle is not None else None,
         label=label,
         assignee=assignee,
         assigned_token=token,
@@ -849,9 +849,3 @@ def _matching(rt: Runtime, actor: Actor, filters: Filters) -> tuple[str | None, 
         include_archived=filters.include_archived,
         words=words,
     )
-
-
-def _checked_id(value: str, field_name: str) -> str:
-    if not is_id(value):
-        raise PayloadError(f"{field_name} must be an id such as '0kGogHmaqvZ'", field=field_name)
-    return value
