@@ -101,7 +101,7 @@ def b64(data: bytes) -> str:
 
 
 def text_of(result: Any) -> str:
-    return "".join(block.text for block in result.content)
+    return "\n\n".join(block.text for block in result.content)  # load_agent answers several blocks
 
 
 async def call(runtime: Runtime, token: str, tool: str, arguments: dict[str, Any] | None = None) -> ToolOutcome:
@@ -198,6 +198,7 @@ class Clock:
 # Placeholders for the ids `furnish` makes, swapped in by `resolved` (also inside longer strings): a payload written
 # with them, or printed by hypothesis, replays in any workspace.
 TASK, DOC, EVENT, QUESTION, WORKSPACE = "⟪task⟫", "⟪doc⟫", "⟪event⟫", "⟪question⟫", "⟪workspace⟫"
+SESSION = "⟪session⟫"  # a load session of the agent release-captain
 TASK_PREFIX = "⟪task[:5]⟫"  # the first 5 characters of the task's id
 TASK_SWAPPED = "⟪TASK⟫"  # the task's id with its letters' case swapped: right format, names nothing
 
@@ -210,9 +211,9 @@ def file_in(ident: str = "log", filename: str = "deploy.log", mime: str = "text/
 async def furnish(runtime: Runtime, seeded: Seed, question_seconds: int = 1) -> dict[str, str]:
     """One thing of every kind in the seeded workspace, and their ids by placeholder: a task for the human (no
     dequeue takes it) with the attachment `log` (deploy.log), the doc Plan linking it, the memory deploys.md, the
-    skill release-notes with templates/entry.md, the event deploy_done, the agent release-captain (with a prompt),
-    and a form question on the task that
-    expires after `question_seconds` (after the default second, resuming it never waits)."""
+    skill release-notes with templates/entry.md, the event deploy_done, the agent release-captain (with a prompt, a
+    load session, the memory release-checklist, the brief deploy and a cursor profile), and a form question on the
+    task that expires after `question_seconds` (after the default second, resuming it never waits)."""
 
     async def made(tool: str, action: str, /, **payload: Any) -> str:
         outcome = await call(runtime, seeded.agent_token, tool, {"action": action, "payload": payload})
@@ -230,6 +231,28 @@ async def furnish(runtime: Runtime, seeded: Seed, question_seconds: int = 1) -> 
     await made("skills", "save", uri="skill://release-notes/templates/entry.md", content="- entry\n")
     event = events.define_event(runtime, seeded.account_id, "deploy_done", "A deploy finished.")
     await made("agent", "create", name="Release Captain", prompt="You run our releases.")
+    loaded = await made("agent", "load", agent="release-captain")
+    session = loaded.rsplit("Session: ", 1)[1][:36]
+    await made(
+        "agent",
+        "remember",
+        agent="release-captain",
+        session=session,
+        name="release-checklist",
+        type="project",
+        description="Steps",
+        body="Smoke test.",
+    )
+    await made(
+        "agent",
+        "updateBrief",
+        agent="release-captain",
+        session=session,
+        name="deploy",
+        description="How we deploy",
+        body="make deploy",
+    )
+    await made("agent", "setProfile", agent="release-captain", harness="cursor", settings={"model": "auto"})
     principal = runtime.accounts.resolve_token(hash_token(seeded.agent_token))
     assert principal is not None
     schema = {"type": "object", "properties": {"branch": {"type": "string"}}, "required": ["branch"]}
@@ -244,6 +267,7 @@ async def furnish(runtime: Runtime, seeded: Seed, question_seconds: int = 1) -> 
         EVENT: event.id,
         QUESTION: question.id,
         WORKSPACE: seeded.workspace_id,
+        SESSION: session,
     }
 
 
@@ -479,3 +503,18 @@ def wait_until_healthy(url: str, process: Any, output: Any, seconds: float = 60)
             process.kill()
             raise RuntimeError(f"local stack did not start:\n{output()}")
         time.sleep(0.2)
+
+
+async def ok(client: Agent, tool: str, action: str | None = None, /, **arguments: Any) -> Any:
+    """A call that must succeed, its JSON answer: `ok(agent, "agent", "load", ...)` or by an old name,
+    `ok(agent, "load_agent", agent=...)` (the arguments flat, as that name takes them)."""
+    text, is_error = await (client(tool, action, **arguments) if action else client.raw(tool, arguments))
+    assert not is_error, text
+    return json.loads(text)
+
+
+async def refused(client: Agent, tool: str, arguments: dict[str, Any]) -> str:
+    """A call by an old name that must fail: its error text."""
+    text, is_error = await client.raw(tool, arguments)
+    assert is_error, text
+    return text

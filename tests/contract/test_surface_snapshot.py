@@ -67,8 +67,13 @@ def test_help_overview_lists_only_served_tools_in_the_reference_layout():
             "               actions: save, read, comment, attach, delete",
             "  board        The task board's workspace level: its columns and vocabularies, projects and epics.",
             "               actions: context, project, createProject, createEpic",
-            "  agent        The account's agents: an @handle and a versioned prompt that follow you to any tool.",
-            "               actions: list, create, update, updatePrompt, promptVersions, getPrompt",
+            "  agent        The account's agents: an @handle, a versioned prompt, memory and briefs that follow you to "
+            "any tool.",
+            "               actions: list, create, update, updatePrompt, promptVersions, getPrompt, load, recall,",
+            "                        remember, forget, activity, profiles, setProfile, deleteProfile, briefs,",
+            "                        getBrief, updateBrief, renameBrief, checkout, import, export, share, accept,",
+            "                        transfer, archive, delete, lockPrompt, mintCredential, pinMemory,",
+            "                        restoreMemory, restorePromptVersion, deleteBrief",
             "",
             'Run help {"action": "<tool>"} for a tool\'s actions, or {"action": "<tool>.<action>"} for one '
             "action's payload and an example.",

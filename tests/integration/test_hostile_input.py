@@ -24,11 +24,13 @@ from agent_workspace.local.stack import Seed
 from agent_workspace.mcp_server.dispatch import HELP_TOOL
 from agent_workspace.services import accounts, events
 from agent_workspace.tools import REGISTRY
+from agent_workspace.tools.agent import PERSON_ONLY
 from tests.support import (
     DOC,
     EVENT,
     QUESTION,
     ROOT,
+    SESSION,
     TASK,
     call,
     download_presigned,
@@ -118,6 +120,7 @@ def test_no_regular_expression_of_the_package_anchors_with_a_dollar():
 BODIES = {
     "body", "text", "message", "content", "payload", "markdown", "comment", "faq[].q", "faq[].a", "description",
     "summary", "criteria", "criteria[]", "criteria[].note", "questions", "questions[]", "reason", "prompt", "note",
+    "addendum",
 }  # newlines ok  # fmt: skip
 EXEMPT = {  # never stored as given
     "task.create.cronSchedule": "stored as its five fields joined by single spaces",
@@ -153,6 +156,19 @@ EXEMPT = {  # never stored as given
     "task.edit.parentId": "resolved as task.show's taskId (walked); the world's one task cannot parent itself",
     "agent.promptVersions.cursor": "an opaque token, decoded strictly",
     "agent.update.slug": "refused on MCP whatever it is: the @handle is the owner's to change",
+    "agent.create.profile": "a map: each setting is walked as profile.<setting>",
+    "agent.setProfile.settings": "a map: each setting is walked as settings.<setting>",
+    "agent.recall.query": "a search query, never stored",
+    "agent.recall.cursor": "an opaque token, decoded strictly",
+    "agent.activity.cursor": "an opaque token, decoded strictly",
+    "agent.forget.id": "looked up as a memory's id; the call gives name instead",
+    "agent.import.subagent": "a file's content, read by the bounded frontmatter reader (tests/unit/test_agent_bundle)",
+    **{
+        f"agent.import.{field}": "objects whose names pass remember's, updateBrief's and setProfile's own checks "
+        "(test_agent_briefs_mcp)"
+        for field in ("profiles", "memories", "briefs")
+    },
+    **{f"agent.{action}.agent": "refused whatever it is: the person's decision" for action in PERSON_ONLY},
 }
 # A call of each action that succeeds in the world (`furnish`); each of its name fields gets a trailing newline in turn.
 VALID: dict[str, dict[str, Any]] = {
@@ -228,11 +244,73 @@ VALID: dict[str, dict[str, Any]] = {
     "task.suggest": {"taskId": TASK, "summary": "s", "criteria": ["a"]},
     "task.fetch": {"id": TASK},
     "agent.list": {"view": "mine"},
-    "agent.create": {"name": "Reviewer", "slug": "reviewer", "description": "Reviews.\n", "primaryHarness": "zed"},
+    "agent.create": {
+        "name": "Reviewer",
+        "slug": "reviewer",
+        "description": "Reviews.\n",
+        "primaryHarness": "zed",
+        "profile": {"model": "fast"},
+    },
     "agent.update": {"agent": "release-captain", "name": "Captain", "accent": "teal", "primaryHarness": "codex"},
-    "agent.updatePrompt": {"agent": "release-captain", "body": "v2\n", "basedOn": 1, "harness": "cursor"},
+    "agent.updatePrompt": {
+        "agent": "release-captain",
+        "body": "v2\n",
+        "basedOn": 1,
+        "harness": "cursor",
+        "session": SESSION,
+    },
     "agent.promptVersions": {"agent": "release-captain"},
     "agent.getPrompt": {"agent": "release-captain"},
+    "agent.checkout": {"agent": "release-captain", "harness": "claude-code", "mode": "helper"},
+    "agent.import": {
+        "name": "Imported",
+        "slug": "imported",
+        "description": "d\n",
+        "prompt": "p\n",
+        "primaryHarness": "zed",
+    },
+    "agent.export": {"agent": "release-captain"},
+    "agent.load": {"agent": "release-captain", "harness": "claude-code", "workspace": "/work/website"},
+    "agent.recall": {
+        "agent": "release-captain",
+        "name": "release-checklist",
+        "type": "project",
+        "writtenBy": "agent",
+        "sort": "name",
+    },
+    "agent.remember": {
+        "agent": "release-captain",
+        "session": SESSION,
+        "name": "release-checklist",
+        "mode": "update",
+        "type": "user",
+        "description": "Steps",
+        "body": "Smoke.\n",
+        "expectedRevision": 1,
+    },
+    "agent.forget": {"agent": "release-captain", "session": SESSION, "name": "release-checklist", "reason": "old\n"},
+    "agent.activity": {"agent": "release-captain", "kind": "memory"},
+    "agent.profiles": {"agent": "release-captain"},
+    "agent.setProfile": {
+        "agent": "release-captain",
+        "harness": "codex",
+        "settings": {"model": "gpt-5"},
+        "addendum": "Use make.\n",
+        "session": SESSION,
+    },
+    "agent.deleteProfile": {"agent": "release-captain", "harness": "cursor"},
+    "agent.briefs": {"agent": "release-captain"},
+    "agent.getBrief": {"agent": "release-captain", "name": "deploy"},
+    "agent.updateBrief": {
+        "agent": "release-captain",
+        "session": SESSION,
+        "name": "deploy",
+        "body": "make ship\n",
+        "description": "How",
+        "expectedRevision": 1,
+        "note": "renamed target\n",
+    },
+    "agent.renameBrief": {"agent": "release-captain", "session": SESSION, "name": "deploy", "newName": "deploying"},
 }
 
 

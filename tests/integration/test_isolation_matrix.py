@@ -38,6 +38,10 @@ from agent_workspace.mcp_server.registry import Call
 from agent_workspace.runtime import Runtime
 from agent_workspace.services import (
     accounts,
+    agent_briefs,
+    agent_memory,
+    agent_profiles,
+    agent_sessions,
     agents,
     board,
     elicitations,
@@ -52,6 +56,7 @@ from agent_workspace.services.tasks import NewTask
 from agent_workspace.store.clients import AwsClients
 from agent_workspace.store.schedules import schedule_name
 from agent_workspace.tools import REGISTRY
+from agent_workspace.tools.agent import PERSON_ONLY
 from agent_workspace.tools.task import AttachmentIn
 from tests.support import LiveServer, b64
 
@@ -117,6 +122,7 @@ class World:
     pending_call_id: str
     project_id: str
     agent_id: str  # an agent of A's repo: every workspace of A may use it, by design
+    agent_session: str  # a load session of it, with a memory, a brief and a profile written
     a_workspaces: frozenset[str] = field(default_factory=frozenset)
 
     def actor(self) -> Actor:
@@ -243,7 +249,7 @@ def build_world(rt: Runtime, http: httpx.Client) -> World:
     assert (queued.status, pending.status) == ("queued", "pending")
     project = board.create_project(rt, agent, f"{SECRET} project", f"{SECRET} description")
     board.create_epic(rt, agent, f"{SECRET} epic", f"{SECRET} description")
-    repo_agent = agents.create(rt, agent, f"{SECRET} agent", None, f"{SECRET} description", f"{SECRET} prompt", None)
+    repo_agent, agent_session = furnished_agent(rt, agent, f"{SECRET} agent")
 
     return World(
         rt=rt,
@@ -282,8 +288,23 @@ def build_world(rt: Runtime, http: httpx.Client) -> World:
         pending_call_id=pending.id,
         project_id=project.id,
         agent_id=repo_agent.id,
+        agent_session=agent_session,
         a_workspaces=frozenset({w1.id, w2.id, w3.id, w4.id}),
     )
+
+
+def furnished_agent(rt: Runtime, actor: Actor, name: str) -> tuple[Any, str]:
+    """An agent of the repo with a secret prompt, memory, brief and profile, and a load session of it."""
+    made = agents.create(rt, actor, name, None, f"{SECRET} description", f"{SECRET} prompt", None)
+    _, session = agent_sessions.load(rt, actor, made.id, "codex", None, None, 32_000)
+    agent_memory.remember(
+        rt, actor, made.id, session.id, "victim-note", f"{SECRET} memory", "create", "user", f"{SECRET} note", None
+    )
+    agent_briefs.update_brief(
+        rt, actor, made.id, "victim-brief", f"{SECRET} brief", session.id, f"{SECRET} d", None, None
+    )
+    agent_profiles.set_profile(rt, actor, made.id, "cursor", {"model": "m"}, f"{SECRET} addendum", None, session.id)
+    return rt.agents.get(made.id, True), session.id
 
 
 def drain_queue(rt: Runtime, deliver: Callable[[dict], bool]) -> int:
@@ -596,6 +617,83 @@ ACTIONS: dict[tuple[str, str], ActionCase] = {
     ),
     ("agent", "promptVersions"): ActionCase(lambda w: [{"agent": w.agent_id}], by_id=True, shared=_succeeded),
     ("agent", "getPrompt"): ActionCase(lambda w: [{"agent": w.agent_id}], by_id=True, shared=_reads_secret),
+    ("agent", "load"): ActionCase(
+        lambda w: [{"agent": w.agent_id}], by_id=True, shared=_reads_secret, fresh_agent=True
+    ),
+    ("agent", "recall"): ActionCase(
+        lambda w: [{"agent": w.agent_id}, {"agent": w.agent_id, "name": "victim-note"}],
+        by_id=True,
+        shared=_reads_secret,
+    ),
+    ("agent", "remember"): ActionCase(
+        lambda w: [
+            {
+                "agent": w.agent_id,
+                "session": w.agent_session,
+                "name": "attacker",
+                "body": "attacker",
+                "type": "user",
+                "description": "attacker",
+            },
+            {
+                "agent": w.agent_id,
+                "session": w.agent_session,
+                "name": "victim-note",
+                "body": "attacker",
+                "mode": "append",
+            },
+        ],
+        by_id=True,
+        shared=_succeeded,
+        fresh_agent=True,
+    ),
+    ("agent", "forget"): ActionCase(
+        lambda w: [{"agent": w.agent_id, "session": w.agent_session, "name": "victim-note", "reason": "attacker"}],
+        by_id=True,
+        shared=_succeeded,
+        fresh_agent=True,
+    ),
+    ("agent", "activity"): ActionCase(lambda w: [{"agent": w.agent_id}], by_id=True, shared=_succeeded),
+    ("agent", "profiles"): ActionCase(lambda w: [{"agent": w.agent_id}], by_id=True, shared=_reads_secret),
+    ("agent", "setProfile"): ActionCase(
+        lambda w: [{"agent": w.agent_id, "harness": "cursor", "addendum": "attacker"}],
+        by_id=True,
+        shared=_succeeded,
+        fresh_agent=True,
+    ),
+    ("agent", "deleteProfile"): ActionCase(
+        lambda w: [{"agent": w.agent_id, "harness": "cursor"}], by_id=True, shared=_succeeded, fresh_agent=True
+    ),
+    ("agent", "briefs"): ActionCase(lambda w: [{"agent": w.agent_id}], by_id=True, shared=_reads_secret),
+    ("agent", "getBrief"): ActionCase(
+        lambda w: [{"agent": w.agent_id, "name": "victim-brief"}], by_id=True, shared=_reads_secret
+    ),
+    ("agent", "updateBrief"): ActionCase(
+        lambda w: [
+            {
+                "agent": w.agent_id,
+                "session": w.agent_session,
+                "name": "victim-brief",
+                "body": "attacker",
+                "expectedRevision": 1,
+            },
+        ],
+        by_id=True,
+        shared=_succeeded,
+        fresh_agent=True,
+    ),
+    ("agent", "renameBrief"): ActionCase(
+        lambda w: [{"agent": w.agent_id, "session": w.agent_session, "name": "victim-brief", "newName": "attacker"}],
+        by_id=True,
+        shared=_succeeded,
+        fresh_agent=True,
+    ),
+    ("agent", "checkout"): ActionCase(
+        lambda w: [{"agent": w.agent_id, "snapshot": True}], by_id=True, shared=_reads_secret
+    ),
+    ("agent", "import"): ActionCase(lambda w: [{"name": f"attacker {secrets.token_hex(4)}"}], shared=_succeeded),
+    ("agent", "export"): ActionCase(lambda w: [{"agent": w.agent_id}], by_id=True, shared=_reads_secret),
+    **{("agent", action): ActionCase(lambda w: [{"agent": w.agent_id}], by_id=True) for action in PERSON_ONLY},
     ("board", "context"): ActionCase(lambda w: [{}]),
     ("board", "project"): ActionCase(lambda w: [{"projectId": w.project_id}], by_id=True),
     ("board", "createProject"): ActionCase(lambda w: [{"title": "attacker", "description": "attacker"}]),
@@ -708,8 +806,8 @@ async def test_mcp_action(world: World, stored: dict[str, str], tool: str, actio
         # The documented exception: account-wide, so the neighbour workspace reaches it.
         target = replace(w, doc_id=fresh_doc(w)) if case.fresh_doc else w
         if case.fresh_agent:
-            scratch = agents.create(w.rt, w.actor(), f"scratch {secrets.token_hex(4)}", None, "", f"{SECRET} p", None)
-            target = replace(target, agent_id=scratch.id)
+            scratch, session = furnished_agent(w.rt, w.actor(), f"scratch {secrets.token_hex(4)}")
+            target = replace(target, agent_id=scratch.id, agent_session=session)
         for payload in case.payloads(target):
             case.shared(target, await act(w, w.agent_w2, tool, action, payload))
         drain_queue(w.rt, deliver=lambda message: False)  # a neighbour's publication is not W1's to receive here
@@ -764,6 +862,10 @@ class RouteCase:
 
 def _w1(w: World) -> dict[str, str]:
     return {"workspace_id": w.w1}
+
+
+def _agent(w: World, **more: str) -> dict[str, str]:
+    return {"agent": w.agent_id, **more}
 
 
 def _task(w: World) -> dict[str, str]:
@@ -867,6 +969,48 @@ ROUTES: dict[str, RouteCase] = {
     "/api/workspaces/{workspace_id}/subscriptions/{subscription_id}": RouteCase(
         lambda w: {"workspace_id": w.w1, "subscription_id": w.subscription_id}
     ),
+    "/api/agents": RouteCase(
+        bodies={"POST": lambda w: {"name": f"attacker {secrets.token_hex(4)}"}}, b_sees=lambda w: '"agents":'
+    ),
+    "/api/agents/import": RouteCase(bodies={"POST": lambda w: {"name": f"attacker {secrets.token_hex(4)}"}}),
+    "/api/agents/{agent}": RouteCase(_agent, bodies={"PATCH": lambda w: {"description": "attacker"}}),
+    "/api/agents/{agent}/archived": RouteCase(_agent, bodies={"PUT": lambda w: {"on": True}}),
+    "/api/agents/{agent}/prompt-lock": RouteCase(_agent, bodies={"PUT": lambda w: {"on": True}}),
+    "/api/agents/{agent}/prompt": RouteCase(_agent, bodies={"POST": lambda w: {"body": "attacker", "basedOn": 1}}),
+    "/api/agents/{agent}/prompt/versions": RouteCase(_agent),
+    "/api/agents/{agent}/prompt/versions/{version}/restore": RouteCase(lambda w: _agent(w, version="1")),
+    "/api/agents/{agent}/profiles": RouteCase(_agent),
+    "/api/agents/{agent}/profiles/{harness}": RouteCase(
+        lambda w: _agent(w, harness="cursor"), bodies={"PUT": lambda w: {"addendum": "attacker"}}
+    ),
+    "/api/agents/{agent}/briefs": RouteCase(_agent),
+    "/api/agents/{agent}/briefs/{name}": RouteCase(
+        lambda w: _agent(w, name="victim-brief"), bodies={"PUT": lambda w: {"body": "attacker", "expectedRevision": 1}}
+    ),
+    "/api/agents/{agent}/briefs/{name}/rename": RouteCase(
+        lambda w: _agent(w, name="victim-brief"), bodies={"POST": lambda w: {"newName": "attacker"}}
+    ),
+    "/api/agents/{agent}/memories": RouteCase(_agent),
+    "/api/agents/{agent}/memories/{name}": RouteCase(
+        lambda w: _agent(w, name="victim-note"), bodies={"PUT": lambda w: {"body": "attacker", "mode": "append"}}
+    ),
+    "/api/agents/{agent}/memories/{name}/forget": RouteCase(
+        lambda w: _agent(w, name="victim-note"), bodies={"POST": lambda w: {"reason": "attacker"}}
+    ),
+    "/api/agents/{agent}/memories/{name}/pinned": RouteCase(
+        lambda w: _agent(w, name="victim-note"), bodies={"PUT": lambda w: {"pinned": True}}
+    ),
+    "/api/agents/{agent}/forgotten": RouteCase(_agent),
+    "/api/agents/{agent}/forgotten/{memory_id}/restore": RouteCase(lambda w: _agent(w, memory_id=w.agent_id)),
+    "/api/agents/{agent}/activity": RouteCase(_agent),
+    "/api/agents/{agent}/export": RouteCase(_agent),
+    "/api/agents/{agent}/checkout": RouteCase(_agent),
+    "/api/agents/{agent}/shares": RouteCase(
+        _agent, bodies={"POST": lambda w: {"account": w.account_b, "access": "edit", "memory": True}}
+    ),
+    "/api/agents/{agent}/shares/{account}": RouteCase(lambda w: _agent(w, account=w.account_b)),
+    "/api/agents/{agent}/accept": RouteCase(_agent, bodies={"POST": lambda w: {"follow": True}}),
+    "/api/agents/{agent}/transfer": RouteCase(_agent, bodies={"POST": lambda w: {"account": w.account_b}}),
     "/api/pano": RouteCase(b_sees=lambda w: "attacker doc"),
     "/api/pano/{doc_id}": RouteCase(lambda w: {"doc_id": w.doc_id}),
     "/api/pano/{doc_id}/comments": RouteCase(

@@ -7,6 +7,8 @@ from functools import cached_property
 
 from agent_workspace.config import Settings
 from agent_workspace.store.accounts import AccountStore
+from agent_workspace.store.agent_briefs import AgentBriefStore
+from agent_workspace.store.agent_memory import AgentMemoryStore
 from agent_workspace.store.agents import AgentStore
 from agent_workspace.store.blobs import BlobStore
 from agent_workspace.store.board import BoardStore
@@ -50,6 +52,14 @@ class Runtime:
     @cached_property
     def agents(self) -> AgentStore:
         return AgentStore(self.clients.dynamodb, self.settings.table_name)
+
+    @cached_property
+    def agent_memory(self) -> AgentMemoryStore:
+        return AgentMemoryStore(self.clients.dynamodb, self.settings.table_name)
+
+    @cached_property
+    def agent_briefs(self) -> AgentBriefStore:
+        return AgentBriefStore(self.clients.dynamodb, self.settings.table_name)
 
     @cached_property
     def board(self) -> BoardStore:

@@ -6,6 +6,7 @@ from starlette.routing import Route
 
 from agent_workspace import __version__
 from agent_workspace.api import (
+    agents,
     board,
     board_tasks,
     bridge,
@@ -72,6 +73,7 @@ def create_app(runtime: Runtime) -> FastAPI:
     app.include_router(skills.router)
     app.include_router(events.router)
     app.include_router(pano.router)
+    app.include_router(agents.router)
     app.include_router(board.router)
     app.include_router(board_tasks.router)
     app.include_router(bridge.router)

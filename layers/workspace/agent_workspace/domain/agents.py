@@ -105,6 +105,7 @@ def check_settings(harness: str, settings: dict[str, Any]) -> dict[str, Any]:
                 raise PayloadError(
                     f"settings.{name} is {len(value)} characters; at most {SETTING_VALUE_MAX}", field=f"settings.{name}"
                 )
+            check_plain(value, f"settings.{name}")  # it lands in frontmatter and settings files on checkout
         elif value is not None and not isinstance(value, bool):
             raise PayloadError(f"settings.{name} must be a string, a boolean or null", field=f"settings.{name}")
     return settings
@@ -181,6 +182,16 @@ class Agent:
     prompt_version: int = 0  # the live version; 0 until the agent has a prompt
     prompt_locked: bool = False
     revision: int = 1
+    archived: bool = False
+    memory_count: int = 0
+    memories_feedback: int = 0
+    memories_user: int = 0
+    memories_project: int = 0
+    memories_reference: int = 0
+    brief_count: int = 0
+    profile_tools: frozenset[str] = frozenset()
+    last_session: dict[str, str] | None = None
+    unread_mentions: int = 0
 
     def listed(self) -> dict[str, Any]:
         """What list_agents shows of it (this account's own agents)."""
@@ -197,10 +208,15 @@ class Agent:
             "access": "edit",
             "promptVersion": self.prompt_version,
             "primaryTool": self.primary_harness,
+            "tools": sorted(self.profile_tools),
+            "memories": {t: getattr(self, f"memories_{t}") for t in MEMORY_TYPES},
+            "lastSession": self.last_session,
             "revision": self.revision,
         }
         if self.prompt_locked:
             shown["promptLocked"] = True
+        if self.archived:
+            shown["archived"] = True
         return shown
 
     def public(self) -> dict[str, Any]:

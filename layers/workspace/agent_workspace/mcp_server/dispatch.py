@@ -18,7 +18,7 @@ from agent_workspace.domain.paging import ANSWER_MAX, text_wire_size
 from agent_workspace.domain.text import DETAIL_MAX, echo
 from agent_workspace.mcp_server import help_text
 from agent_workspace.mcp_server.legacy import OLD_TOOL_NAMES, RENAMED_FIELDS
-from agent_workspace.mcp_server.registry import Action, Call, HelpPayload, Registry, Tool
+from agent_workspace.mcp_server.registry import Action, Call, HelpPayload, Registry, TextBlocks, Tool
 from agent_workspace.observability import logger
 
 HELP_TOOL = "help"
@@ -28,6 +28,7 @@ HELP_TOOL = "help"
 class ToolOutcome:
     text: str
     is_error: bool = False
+    blocks: tuple[str, ...] = ()  # the text as separate content blocks, when the action answers several
 
 
 class CallRefused(Exception):
@@ -150,10 +151,12 @@ async def _run(tool: Tool, action: Action, call: Call, payload: BaseModel) -> To
             "ask for less (a narrower query or filter, a smaller limit) or read the items one by one",
             is_error=True,
         )
-    return ToolOutcome(text)
+    return ToolOutcome(text, blocks=result if isinstance(result, TextBlocks) else ())
 
 
 def render(result: Any) -> str:
+    if isinstance(result, TextBlocks):
+        return "\n\n".join(result)
     if isinstance(result, str):
         return result
     return json.dumps(result, ensure_ascii=False)

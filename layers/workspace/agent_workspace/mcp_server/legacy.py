@@ -55,6 +55,21 @@ OMR_NAMES: dict[str, tuple[str, str]] = {
     "update_agent_prompt": ("agent", "updatePrompt"),
     "list_agent_prompt_versions": ("agent", "promptVersions"),
     "get_agent_prompt": ("agent", "getPrompt"),
+    "load_agent": ("agent", "load"),
+    "agent_recall": ("agent", "recall"),
+    "agent_remember": ("agent", "remember"),
+    "agent_forget": ("agent", "forget"),
+    "get_agent_profiles": ("agent", "profiles"),
+    "set_agent_profile": ("agent", "setProfile"),
+    "delete_agent_profile": ("agent", "deleteProfile"),
+    "list_agent_briefs": ("agent", "briefs"),
+    "get_agent_brief": ("agent", "getBrief"),
+    "update_agent_brief": ("agent", "updateBrief"),
+    "rename_agent_brief": ("agent", "renameBrief"),
+    "agent_activity": ("agent", "activity"),
+    "checkout_agent": ("agent", "checkout"),
+    "import_agent": ("agent", "import"),
+    "export_agent": ("agent", "export"),
 }
 OLD_TOOL_NAMES: dict[str, tuple[str, str]] = AGENTRQ_NAMES | MASARO_NAMES | OMR_NAMES
 

@@ -40,6 +40,10 @@ class Call:
     base_url: str = ""  # how clients reach this server: links into the console are made from it
 
 
+class TextBlocks(tuple[str, ...]):
+    """An answer of several text blocks (load_agent's), each its own content item of the tool result."""
+
+
 # A handler returns the answer's text, or an object / list / None that the dispatcher renders as
 # JSON. A plain function runs via `run_blocking` (store calls block); a coroutine function (one that
 # waits, like elicit) runs on the event loop and offloads its own store calls.

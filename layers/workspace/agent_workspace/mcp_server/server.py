@@ -77,8 +77,9 @@ def build_server(registry: Registry) -> Server[Any]:
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         call: Call = ctx.request.state.workspace_call
         outcome = await dispatch(registry, call, params.name, params.arguments)
+        texts = outcome.blocks or (outcome.text,)
         return types.CallToolResult(
-            content=[types.TextContent(type="text", text=outcome.text)], is_error=outcome.is_error
+            content=[types.TextContent(type="text", text=text) for text in texts], is_error=outcome.is_error
         )
 
     return Server(

@@ -1,10 +1,11 @@
 """The agent repo's use cases (issue 18, decision 0009): agents of the account, and their prompt versions."""
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any
 
 from agent_workspace.domain import agents as rules
+from agent_workspace.domain.agent_records import Activity, Profile, Share
 from agent_workspace.domain.agents import Agent, PromptVersion
 from agent_workspace.domain.clock import iso
 from agent_workspace.domain.errors import Conflict, Forbidden, NotFound, PayloadError, RateLimited
@@ -18,15 +19,85 @@ from agent_workspace.store.agents import AgentCapReached, RateSpent, SlugTaken
 VERSIONS_LISTED_MAX = 50
 
 
-def find(rt: Runtime, actor: Actor, ref: str, consistent: bool = False) -> Agent:
-    """The agent `ref` names in the caller's account: its id, or its slug."""
-    agent_id = ref if is_id(ref) else None
-    if agent_id is None and len(ref) <= rules.SLUG_MAX and ref == ref.strip().lower():
+@dataclass(frozen=True)
+class Reach:
+    """An agent as the caller reaches it: its own account's, or shared with it on the owner's terms."""
+
+    agent: Agent
+    share: Share | None = None
+
+    @property
+    def owned(self) -> bool:
+        return self.share is None
+
+    @property
+    def can_edit(self) -> bool:
+        return self.share is None or self.share.access == "edit"
+
+    @property
+    def memory(self) -> bool:
+        return self.share is None or self.share.memory
+
+    @property
+    def runs_version(self) -> int:
+        """Live, unless the agent is shared and its receiver did not choose to follow updates."""
+        if self.share is None or self.share.follow:
+            return self.agent.prompt_version
+        return min(self.share.accepted_version, self.agent.prompt_version)
+
+
+def reach(rt: Runtime, actor: Actor, ref: str, consistent: bool = False) -> Reach:
+    """The agent `ref` names: its id, its slug in the caller's account, or `<owner account>/<slug>` of one shared
+    with it. Anything else, or another account's agent not shared with this one, is not found."""
+    missing = NotFound(f"no agent {echo(ref)!r} in this account or shared with it")
+    owner, _, slug = ref.rpartition("/")
+    if owner:
+        if not (is_id(owner) and len(slug) <= rules.SLUG_MAX):
+            raise missing
+        agent_id = rt.agents.id_of_slug(owner, slug)
+    elif is_id(ref):
+        agent_id = ref
+    elif len(ref) <= rules.SLUG_MAX and ref == ref.strip().lower():
         agent_id = rt.agents.id_of_slug(actor.account_id, ref)
+    else:
+        agent_id = None
     agent = rt.agents.get(agent_id, consistent) if agent_id else None
-    if agent is None or agent.account_id != actor.account_id:
-        raise NotFound(f"no agent {echo(ref)!r} in this account")
-    return agent
+    if agent is None:
+        raise missing
+    if agent.account_id == actor.account_id:
+        return Reach(agent)
+    share = rt.agents.share(actor.account_id, agent.id)
+    if share is None:
+        raise missing
+    return Reach(agent, share)
+
+
+def find(rt: Runtime, actor: Actor, ref: str, consistent: bool = False) -> Agent:
+    """The agent `ref` names, which the caller may edit (its own, or shared with edit access)."""
+    found = reach(rt, actor, ref, consistent)
+    if not found.can_edit:
+        raise Forbidden(f"agent {found.agent.id} is shared with this account to read, not to edit")
+    if found.agent.archived:
+        raise Conflict(f"agent {found.agent.id} is archived; the owner restores it first")
+    return found.agent
+
+
+def find_loadable(rt: Runtime, actor: Actor, ref: str) -> Reach:
+    """An agent that can be loaded: not archived, and, if shared, accepted."""
+    found = reach(rt, actor, ref)
+    if found.agent.archived:
+        raise Conflict(f"agent {found.agent.id} is archived and cannot be loaded; the owner restores it first")
+    if found.share is not None and not found.share.accepted:
+        raise Forbidden(
+            f"agent {found.share.ref} was shared with this account but not accepted yet; accept it in the console"
+        )
+    return found
+
+
+def profile_for(rt: Runtime, agent_id: str, harness: str | None) -> Profile | None:
+    """The harness's own profile, else the default one."""
+    profiles = {p.harness: p for p in rt.agents.profiles(agent_id)}
+    return profiles.get(harness or rules.DEFAULT_PROFILE) or profiles.get(rules.DEFAULT_PROFILE)
 
 
 def create(
@@ -37,8 +108,10 @@ def create(
     description: str,
     prompt: str | None,
     primary_harness: str | None,
+    profiles: dict[str, dict[str, Any]] | None = None,
 ) -> Agent:
-    """An agent, inert until somebody loads it; with a prompt, that is its version 1."""
+    """An agent, inert until somebody loads it; with a prompt, that is its version 1. `profiles` maps a harness
+    (or default) to its settings and addendum."""
     rules.check_name(name)
     slug = rules.check_slug(slug) if slug is not None else rules.slug_of(name)
     rules.check_description(description)
@@ -59,9 +132,11 @@ def create(
         primary_harness=harness,
         prompt_version=1 if first else 0,
     )
+    made = tuple(_profiles(agent.id, profiles or {}, rt.clock()))
+    agent = replace(agent, profile_tools=frozenset(p.harness for p in made))
     version = PromptVersion(agent.id, 1, prompt or "", now, actor.kind, actor.token_id, harness) if first else None
     try:
-        rt.agents.create(agent, version, rules.AGENTS_PER_ACCOUNT)
+        rt.agents.create(agent, version, rules.AGENTS_PER_ACCOUNT, made)
     except SlugTaken:
         raise Conflict(f"slug {slug!r} is taken by another agent of this account; choose another") from None
     except AgentCapReached:
@@ -70,11 +145,54 @@ def create(
     return agent
 
 
+PROFILES_FIELD = "profiles"
+
+
+def _profiles(agent_id: str, given: dict[str, dict[str, Any]], now: Any) -> list[Profile]:
+    """Each harness's profile, checked against its own settings (at most one per harness and the default)."""
+    made = []
+    for harness, profile in given.items():
+        where = f"{PROFILES_FIELD}.{harness}"
+        if not isinstance(profile, dict) or not set(profile) <= {"settings", "addendum"}:
+            raise PayloadError(f"{where} must be an object with settings and addendum", field=where)
+        settings, addendum = profile.get("settings") or {}, profile.get("addendum") or ""
+        if not isinstance(settings, dict) or not isinstance(addendum, str):
+            raise PayloadError(f"{where}: settings must be an object and addendum a string", field=where)
+        if len(addendum) > rules.ADDENDUM_MAX:
+            raise PayloadError(
+                f"{where}.addendum is {len(addendum):,} characters; at most {rules.ADDENDUM_MAX:,}",
+                field=f"{where}.addendum",
+            )
+        tool = rules.harness_id(harness, where, allow_default=True)
+        made.append(Profile(agent_id, tool, rules.check_settings(tool, settings), addendum, 1, iso(now)))
+    if len({p.harness for p in made}) < len(made):
+        raise PayloadError(f"{PROFILES_FIELD} names one harness twice (an alias and its id)", field=PROFILES_FIELD)
+    return made
+
+
 def list_agents(rt: Runtime, actor: Actor, view: str) -> dict[str, Any]:
+    """mine: the account's own agents, archived ones apart; shared: those other accounts shared with it."""
     if view not in ("mine", "shared", "archived"):
         raise PayloadError("view must be mine, shared or archived", field="view")
-    found = rt.agents.of_account(actor.account_id) if view == "mine" else []
-    return {"agents": [agent.listed() for agent in found]}
+    if view != "shared":
+        own = rt.agents.of_account(actor.account_id)
+        return {"agents": [agent.listed() for agent in own if agent.archived == (view == "archived")]}
+    shares = {share.agent_id: share for share in rt.agents.shares_with(actor.account_id)}
+    listed = []
+    for agent in rt.agents.many(list(shares)):
+        share = shares[agent.id]
+        reached = Reach(agent, share)
+        shown = agent.listed() | {
+            "ref": share.ref,
+            "role": "shared",
+            "access": share.access,
+            "owner": share.owner_account_id,
+        }
+        shown |= {"runsVersion": reached.runs_version, "awaitingAccept": not share.accepted}
+        if not share.memory:
+            shown.pop("memories")
+        listed.append(shown)
+    return {"agents": listed}
 
 
 def update(rt: Runtime, actor: Actor, ref: str, changes: dict[str, Any], expected_revision: int | None) -> Agent:
@@ -102,7 +220,14 @@ def update(rt: Runtime, actor: Actor, ref: str, changes: dict[str, Any], expecte
 
 
 def update_prompt(
-    rt: Runtime, actor: Actor, ref: str, body: str, based_on: int, note: str | None, harness: str | None
+    rt: Runtime,
+    actor: Actor,
+    ref: str,
+    body: str,
+    based_on: int,
+    note: str | None,
+    harness: str | None,
+    session: str | None = None,
 ) -> PromptVersion:
     """A new prompt version, live at once, only on top of the live one it was edited from."""
     rules.check_prompt(body, "body", required=True)
@@ -125,7 +250,9 @@ def update_prompt(
         expires = int((now + timedelta(days=2)).timestamp())
         rate = (f"RATE#prompt#{actor.token_id}#{day}", rules.PROMPT_VERSIONS_PER_DAY, expires)
     try:
-        rt.agents.add_prompt(agent, version, rate)
+        summary = f"prompt version {version.version}" + (f": {note}" if note else "")
+        made = Activity(new_id(), agent.id, "prompt", summary, version.created_at, actor.kind, session, harness)
+        rt.agents.add_prompt(agent, version, rate, made)
     except RateSpent:
         raise RateLimited(
             f"this connection wrote {rules.PROMPT_VERSIONS_PER_DAY} prompt versions of agent {agent.id} today, "
@@ -139,7 +266,7 @@ def update_prompt(
 
 
 def prompt_versions(rt: Runtime, actor: Actor, ref: str, limit: int, cursor: str | None) -> dict[str, Any]:
-    agent = find(rt, actor, ref)
+    agent = reach(rt, actor, ref).agent
     if not 1 <= limit <= VERSIONS_LISTED_MAX:
         raise PayloadError(f"limit must be 1-{VERSIONS_LISTED_MAX}", field="limit")
     versions, next_cursor = rt.agents.prompt_versions(agent.id, limit, cursor)
@@ -147,10 +274,18 @@ def prompt_versions(rt: Runtime, actor: Actor, ref: str, limit: int, cursor: str
 
 
 def get_prompt(rt: Runtime, actor: Actor, ref: str, version: int | None) -> dict[str, Any]:
-    agent = find(rt, actor, ref)
-    wanted = agent.prompt_version if version is None else version
+    """The version asked for, or the one the caller runs; a receiver not following a shared agent's updates reads
+    no further than the version it accepted."""
     if version is not None and version < 1:
         raise PayloadError("version must be 1 or more", field="version")
+    reached = reach(rt, actor, ref)
+    agent = reached.agent
+    wanted = reached.runs_version if version is None else version
+    if version is not None and version > reached.runs_version and not reached.owned:
+        raise Forbidden(
+            f"this account accepted version {reached.runs_version} of agent {reached.agent.id}; "
+            "follow its updates in the console to read newer ones"
+        )
     found = rt.agents.prompt(agent.id, wanted) if wanted else None
     if found is None:
         raise NotFound(

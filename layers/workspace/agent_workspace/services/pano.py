@@ -31,6 +31,7 @@ from agent_workspace.domain.pano import (
 from agent_workspace.domain.tasks import AttachmentRef, NewAttachment, check_text, decode_attachments
 from agent_workspace.observability import count, logger
 from agent_workspace.runtime import Runtime
+from agent_workspace.services.agent_mentions import note_mentions
 from agent_workspace.store.blobs import pano_prefix
 
 EXPIRY_KIND = "panoExpiry"
@@ -108,6 +109,7 @@ def comment(rt: Runtime, account_id: str, workspace_id: str | None, doc_id: str,
     new = Comment(new_id(), text, workspace_id, iso(now))
     rt.pano.add_comment(account_id, doc_id, new, int(now.timestamp()), COMMENTS_MAX)
     count("PanoCommentAdded")
+    note_mentions(rt, account_id, text, f"a comment on pano doc {doc_id}")
     return new
 
 

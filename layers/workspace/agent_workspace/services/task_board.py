@@ -41,6 +41,7 @@ from agent_workspace.domain.tasks import (
 from agent_workspace.domain.text import echo
 from agent_workspace.observability import count
 from agent_workspace.runtime import Runtime
+from agent_workspace.services.agent_mentions import note_mentions
 from agent_workspace.services.tasks import change_status, resolve
 
 CRITERIA_MAX = 30
@@ -364,6 +365,7 @@ def comment(rt: Runtime, actor: Actor, ref: str, text: str) -> dict[str, Any]:
     entry = _entry(actor, iso(rt.clock()), "comment", text)
     rt.tasks.add_comment(actor.workspace_id, task_id, entry)
     count("TaskCommented")
+    note_mentions(rt, actor.account_id, text, f"a comment on task {task_id} (workspace {actor.workspace_id})")
     return {"taskId": task_id, **entry.public()}
 
 

@@ -33,6 +33,7 @@ from agent_workspace.domain.text import echo
 from agent_workspace.observability import count
 from agent_workspace.runtime import Runtime
 from agent_workspace.services import events, schedules
+from agent_workspace.services.agent_mentions import note_mentions
 from agent_workspace.store.blobs import attachment_key, expires
 
 
@@ -213,6 +214,7 @@ def post_message(rt: Runtime, actor: Actor, task_id: str, text: str, attachments
     with _taking_back(rt, refs):
         rt.tasks.add_message(actor.account_id, actor.workspace_id, task_id, message)
     count("MessagePosted")
+    note_mentions(rt, actor.account_id, text, f"a message of task {task_id} (workspace {actor.workspace_id})")
     return message
 
 

@@ -100,6 +100,9 @@ class AccountStore:
                 ]
             )
 
+    def get_account(self, account_id: str) -> dict[str, Any] | None:
+        return get_item(self._db, self._table, keys.account_pk(account_id), keys.ACCOUNT_SK, False)
+
     def get_workspace(self, account_id: str, workspace_id: str) -> Workspace | None:
         with translating_errors():
             response = self._db.get_item(

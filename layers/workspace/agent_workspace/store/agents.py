@@ -6,15 +6,32 @@ from typing import Any
 from boto3.dynamodb.conditions import Attr
 from pydantic import TypeAdapter
 
+from agent_workspace.domain.agent_records import Activity, Profile, Session, Share
 from agent_workspace.domain.agents import Agent, PromptVersion
 from agent_workspace.domain.errors import Conflict
 from agent_workspace.store import keys
-from agent_workspace.store.cursor import decode_cursor, encode_cursor
-from agent_workspace.store.dynamo import batch_get, from_item, get_item, key, query_prefix, to_item, translating_errors
+from agent_workspace.store.agent_writes import AgentWrite
+from agent_workspace.store.cursor import cursor_after, decode_cursor, encode_cursor
+from agent_workspace.store.dynamo import (
+    batch_delete,
+    batch_get,
+    from_item,
+    get_item,
+    key,
+    query_all,
+    query_prefix,
+    to_item,
+    translating_errors,
+)
 from agent_workspace.store.expressions import EXISTS, NEW_ITEM, Update, only_if, revision_is
 
 _AGENT: TypeAdapter[Agent] = TypeAdapter(Agent)
 _PROMPT: TypeAdapter[PromptVersion] = TypeAdapter(PromptVersion)
+_SESSION: TypeAdapter[Session] = TypeAdapter(Session)
+_PROFILE: TypeAdapter[Profile] = TypeAdapter(Profile)
+_ACTIVITY: TypeAdapter[Activity] = TypeAdapter(Activity)
+_SHARE: TypeAdapter[Share] = TypeAdapter(Share)
+_ACTIVITY_READ = 300  # entries a filtered activity listing reads per call
 
 
 class SlugTaken(Exception):
@@ -34,8 +51,9 @@ class AgentStore:
         self._db = dynamodb
         self._table = table_name
 
-    def create(self, agent: Agent, prompt: PromptVersion | None, most: int) -> None:
-        """The record, its @handle and the account's count in one transaction (and its first prompt version)."""
+    def create(self, agent: Agent, prompt: PromptVersion | None, most: int, profiles: tuple[Profile, ...] = ()) -> None:
+        """The record, its @handle and the account's count in one transaction (and its first prompt version and
+        profiles)."""
         items: list[dict[str, Any]] = [
             self._put(_agent_item(agent), new=True),
             self._put(_slug_item(agent), new=True),
@@ -52,6 +70,11 @@ class AgentStore:
         ]
         if prompt is not None:
             items.append(self._put(_prompt_item(prompt), new=True))
+        for profile in profiles:
+            values = _PROFILE.dump_python(profile, by_alias=True, exclude_none=True)
+            items.append(
+                self._put({**values, keys.PK: keys.agent_pk(agent.id), keys.SK: keys.profile_sk(profile.harness)})
+            )
         try:
             with translating_errors():
                 self._db.transact_write_items(TransactItems=items)
@@ -74,21 +97,30 @@ class AgentStore:
     def of_account(self, account_id: str) -> list[Agent]:
         """The account's agents (at most its cap): one Query of the handles, one BatchGetItem of the records."""
         handles = query_prefix(self._db, self._table, keys.account_pk(account_id), keys.AGENT_SLUG_PREFIX)
-        wanted = [key(keys.agent_pk(h["agentId"]), keys.AGENT_SK) for h in handles]
+        return self.many([h["agentId"] for h in handles])
+
+    def many(self, agent_ids: list[str]) -> list[Agent]:
+        """These agents' records, oldest first (one BatchGetItem per 100)."""
+        wanted = [key(keys.agent_pk(agent_id), keys.AGENT_SK) for agent_id in agent_ids]
         found = [_AGENT.validate_python(from_item(item)) for item in batch_get(self._db, self._table, wanted, False)]
         return sorted(found, key=lambda agent: agent.created_at)
 
     def replace(self, agent: Agent, previous_revision: int) -> None:
-        """The record as edited (not its @handle), if still at the revision it was read at (else `Conflict`)."""
+        """The fields a person or agent edits (not the counts other writes keep), if still at the revision read."""
+        update = Update().set("revision", agent.revision).set("updatedAt", agent.updated_at)
+        for name in ("name", "slug", "description", "accent", "primaryHarness"):
+            value = _AGENT.dump_python(agent, by_alias=True).get(name)
+            update = update.set(name, value) if value is not None else update.remove(name)
         with translating_errors(f"agent {agent.id} changed meanwhile; read it again"):
-            self._db.put_item(
+            self._db.update_item(
                 TableName=self._table,
-                Item=to_item(_agent_item(agent)),
-                # and at the live prompt version read: a new version written meanwhile is not undone
-                **only_if(revision_is(previous_revision) & Attr("promptVersion").eq(agent.prompt_version)),
+                Key=key(keys.agent_pk(agent.id), keys.AGENT_SK),
+                **update.only_if(revision_is(previous_revision)).params(),
             )
 
-    def add_prompt(self, agent: Agent, prompt: PromptVersion, rate: tuple[str, int, int] | None) -> None:
+    def add_prompt(
+        self, agent: Agent, prompt: PromptVersion, rate: tuple[str, int, int] | None, entry: Activity | None = None
+    ) -> None:
         """The next prompt version, live at once, if the live version is still the one it was based on; `rate`
         (counter key, limit, expiry) counts it against the connection's daily versions in the same transaction."""
         based_on = prompt.version - 1
@@ -109,6 +141,16 @@ class AgentStore:
         ]
         if rate is not None:
             items.append(self._counted(agent.id, *rate))
+        if entry is not None:
+            items.append(
+                self._put(
+                    {
+                        **_ACTIVITY.dump_python(entry, by_alias=True, exclude_none=True),
+                        keys.PK: keys.agent_pk(agent.id),
+                        keys.SK: keys.agent_activity_sk(entry.id),
+                    }
+                )
+            )
         try:
             with translating_errors():
                 self._db.transact_write_items(TransactItems=items)
@@ -140,6 +182,167 @@ class AgentStore:
         versions = [_PROMPT.validate_python({**from_item(item), "body": ""}) for item in page.get("Items", [])]
         return versions, encode_cursor(page.get("LastEvaluatedKey"))
 
+    def open_session(self, session: Session, entry: Activity, mentions_seen: int) -> None:
+        """A load: the session, the record's last session (and the mentions it showed read), and an activity
+        entry, in one transaction."""
+        write = AgentWrite(self._table, session.agent_id)
+        write.put(_SESSION.dump_python(session, by_alias=True, exclude_none=True), keys.session_sk(session.id))
+        last = {"session": session.id, "at": session.started_at, "harness": session.harness or ""}
+        write.on_record(set_={"lastSession": last}, add={"unreadMentions": -mentions_seen} if mentions_seen else None)
+        write.activity(entry).run(self._db)
+
+    def mentions(self, agent_id: str, newest: int) -> list[dict[str, Any]]:
+        """The newest `newest` mentions of the agent's handle (one Query page)."""
+        request = {
+            "TableName": self._table,
+            "KeyConditionExpression": "PK = :pk AND begins_with(SK, :prefix)",
+            "ExpressionAttributeValues": to_item({":pk": keys.agent_pk(agent_id), ":prefix": keys.MENTION_PREFIX}),
+            "ScanIndexForward": False,
+            "Limit": newest,
+        }
+        with translating_errors():
+            return [from_item(item) for item in self._db.query(**request).get("Items", [])]
+
+    def add_mention(self, agent_id: str, mention: dict[str, Any], expires_at: int) -> None:
+        """A mention of the agent, counted unread on its record (its TTL keeps the partition from growing)."""
+        write = AgentWrite(self._table, agent_id)
+        write.put({**mention, keys.TTL_ATTRIBUTE: expires_at}, keys.mention_sk(mention["id"]))
+        write.on_record(add={"unreadMentions": 1}).run(self._db)
+
+    def share(self, account_id: str, agent_id: str) -> Share | None:
+        item = get_item(self._db, self._table, keys.account_pk(account_id), keys.agent_share_sk(agent_id), False)
+        return _SHARE.validate_python(item) if item else None
+
+    def shares_with(self, account_id: str) -> list[Share]:
+        """What other accounts shared with this one (at most the agents of the deployment's accounts)."""
+        found = query_prefix(self._db, self._table, keys.account_pk(account_id), keys.AGENT_SHARE_PREFIX)
+        return [_SHARE.validate_python(item) for item in found]
+
+    def shares_of(self, agent_id: str) -> list[Share]:
+        """Who the owner shared the agent with: the copies kept in its own partition."""
+        found = query_prefix(self._db, self._table, keys.agent_pk(agent_id), keys.AGENT_SHARE_PREFIX)
+        return [_SHARE.validate_python(item) for item in found]
+
+    def put_share(self, share: Share, entry: Activity, new: bool) -> None:
+        """The share in the receiving account's partition and its copy in the agent's, with the activity entry;
+        the receiving account must exist (rule "account"), and a new share must be new (rule "exists")."""
+        values = _SHARE.dump_python(share, by_alias=True)
+        write = AgentWrite(self._table, share.agent_id)
+        receiving = keys.account_pk(share.account_id)
+        write.check(keys.ACCOUNT_SK, EXISTS, "account", pk=receiving)
+        write.put(values, keys.agent_share_sk(share.agent_id), "exists", NEW_ITEM if new else EXISTS, pk=receiving)
+        write.put(values, keys.agent_share_sk(share.account_id))
+        write.activity(entry).run(self._db)
+
+    def delete_share(self, share: Share, entry: Activity) -> None:
+        write = AgentWrite(self._table, share.agent_id)
+        write.delete(keys.agent_share_sk(share.agent_id), "missing", pk=keys.account_pk(share.account_id))
+        write.delete(keys.agent_share_sk(share.account_id))
+        write.activity(entry).run(self._db)
+
+    def session(self, agent_id: str, session_id: str) -> Session | None:
+        item = get_item(self._db, self._table, keys.agent_pk(agent_id), keys.session_sk(session_id), False)
+        return _SESSION.validate_python(item) if item else None
+
+    def profiles(self, agent_id: str) -> list[Profile]:
+        """At most one per harness and the default: one Query page."""
+        found = query_prefix(self._db, self._table, keys.agent_pk(agent_id), keys.PROFILE_PREFIX)
+        return [_PROFILE.validate_python(item) for item in found]
+
+    def put_profile(self, profile: Profile, previous_revision: int, write: AgentWrite) -> None:
+        """Created (`previous_revision` 0) or replaced if still at the revision read: rule "revision"; the prompt
+        lock rides along (rule "locked")."""
+        condition = NEW_ITEM if previous_revision == 0 else revision_is(previous_revision)
+        values = _PROFILE.dump_python(profile, by_alias=True, exclude_none=True)
+        write.unlocked().put(values, keys.profile_sk(profile.harness), "revision", condition)
+        write.on_record(add={"profileTools": {profile.harness}}).run(self._db)
+
+    def delete_profile(self, agent_id: str, harness: str, write: AgentWrite) -> None:
+        """Rule "missing" when the agent has no profile for that harness."""
+        write.unlocked().delete(keys.profile_sk(harness), "missing")
+        write.on_record(delete={"profileTools": {harness}}).run(self._db)
+
+    def activity(
+        self, agent_id: str, kinds: tuple[str, ...] | None, limit: int, cursor: str | None
+    ) -> tuple[list[Activity], str | None]:
+        """Newest first; a kind filter reads at most `_ACTIVITY_READ` entries a call and hands a cursor on."""
+        pk = keys.agent_pk(agent_id)
+        request: dict[str, Any] = {
+            "TableName": self._table,
+            "KeyConditionExpression": "PK = :pk AND begins_with(SK, :prefix)",
+            "ExpressionAttributeValues": to_item({":pk": pk, ":prefix": keys.AGENT_ACTIVITY_PREFIX}),
+            "ScanIndexForward": False,
+            "Limit": limit if kinds is None else _ACTIVITY_READ,
+        }
+        if kinds is not None:
+            request["FilterExpression"] = "#kind IN (" + ", ".join(f":k{i}" for i in range(len(kinds))) + ")"
+            request["ExpressionAttributeNames"] = {"#kind": "kind"}
+            request["ExpressionAttributeValues"] |= to_item({f":k{i}": k for i, k in enumerate(kinds)})
+        start = decode_cursor(cursor, {keys.PK: pk}, (keys.SK,))
+        if start is not None:
+            request["ExclusiveStartKey"] = start
+        with translating_errors():
+            page = self._db.query(**request)
+        found = [_ACTIVITY.validate_python(from_item(item)) for item in page.get("Items", [])]
+        if len(found) > limit:  # a filtered read matched more than a page: resume after the last one shown
+            found = found[:limit]
+            return found, cursor_after(key(pk, keys.agent_activity_sk(found[-1].id)))
+        return found, encode_cursor(page.get("LastEvaluatedKey"))
+
+    def record(self, agent_id: str, entry: Activity) -> None:
+        """An activity entry on its own, for what a person does in the console (a share, a lock, a restore)."""
+        AgentWrite(self._table, agent_id).activity(entry).run(self._db)
+
+    def set_fields(self, agent_id: str, fields: dict[str, Any], entry: Activity) -> None:
+        """Person-only switches on the record (the prompt lock, archiving), with their activity entry."""
+        write = AgentWrite(self._table, agent_id).on_record(set_=fields)
+        write.activity(entry).run(self._db)
+
+    def change_slug(self, agent: Agent, old_slug: str, previous_revision: int) -> None:
+        """The @handle moved (the person's decision): the new claim, the old one released, the record, at once."""
+        write = AgentWrite(self._table, agent.id)
+        account = keys.account_pk(agent.account_id)
+        write.put(_slug_item(agent), keys.agent_slug_sk(agent.slug), "slug", NEW_ITEM, pk=account)
+        write.delete(keys.agent_slug_sk(old_slug), "revision", Attr("agentId").eq(agent.id), pk=account)
+        fields = {"slug": agent.slug, "revision": agent.revision, "updatedAt": agent.updated_at}
+        write.on_record(set_=fields, condition=revision_is(previous_revision), rule="revision").run(self._db)
+
+    def transfer(self, agent: Agent, to_account: str, most: int) -> None:
+        """Ownership to another account: its @handle there (rule "slug"), both accounts' counts (rule "cap")."""
+        write = AgentWrite(self._table, agent.id)
+        old, new = keys.account_pk(agent.account_id), keys.account_pk(to_account)
+        write.delete(keys.agent_slug_sk(agent.slug), "revision", Attr("agentId").eq(agent.id), pk=old)
+        claim = {"agentId": agent.id}
+        write.put(claim, keys.agent_slug_sk(agent.slug), "slug", NEW_ITEM, pk=new)
+        write.update(keys.ACCOUNT_SK, Update().add("agents", -1), pk=old)
+        room = EXISTS & (Attr("agents").not_exists() | Attr("agents").lt(most))
+        write.update(keys.ACCOUNT_SK, Update().add("agents", 1).only_if(room), "cap", pk=new)
+        write.delete(keys.agent_share_sk(agent.id), condition=None, pk=new)
+        write.delete(keys.agent_share_sk(to_account), condition=None)
+        fields = {"accountId": to_account, "revision": agent.revision + 1}
+        write.on_record(set_=fields, condition=revision_is(agent.revision), rule="revision").run(self._db)
+
+    def delete(self, agent: Agent) -> None:
+        """The agent's claim, count and record at once (it is gone from then on), then the rest of its partition and
+        the shares pointing at it, paged."""
+        write = AgentWrite(self._table, agent.id)
+        account = keys.account_pk(agent.account_id)
+        write.delete(keys.agent_slug_sk(agent.slug), condition=Attr("agentId").eq(agent.id), pk=account)
+        write.update(keys.ACCOUNT_SK, Update().add("agents", -1), pk=account)
+        write.delete(keys.AGENT_SK, "revision", revision_is(agent.revision))
+        shares = self.shares_of(agent.id)
+        write.run(self._db)
+        pk = keys.agent_pk(agent.id)
+        request = {
+            "TableName": self._table,
+            "KeyConditionExpression": "PK = :pk",
+            "ExpressionAttributeValues": to_item({":pk": pk}),
+            "ProjectionExpression": "PK, SK",
+        }
+        wanted = [key(pk, item[keys.SK]) for item in query_all(self._db, request)]
+        wanted += [key(keys.account_pk(share.account_id), keys.agent_share_sk(agent.id)) for share in shares]
+        batch_delete(self._db, self._table, wanted, f"parts of agent {agent.id} remain; delete it again")
+
     def _counted(self, agent_id: str, sk: str, most: int, expires_at: int) -> dict[str, Any]:
         update = (
             Update()
@@ -154,11 +357,10 @@ class AgentStore:
 
 
 def _agent_item(agent: Agent) -> dict[str, Any]:
-    return {
-        keys.PK: keys.agent_pk(agent.id),
-        keys.SK: keys.AGENT_SK,
-        **_AGENT.dump_python(agent, by_alias=True, exclude_none=True),
-    }
+    values = _AGENT.dump_python(agent, by_alias=True, exclude_none=True)
+    if not agent.profile_tools:
+        del values["profileTools"]  # DynamoDB stores no empty set
+    return {keys.PK: keys.agent_pk(agent.id), keys.SK: keys.AGENT_SK, **values}
 
 
 def _slug_item(agent: Agent) -> dict[str, Any]:

@@ -310,3 +310,75 @@ def prompt_sk(version: int) -> str:
 def agent_rate_sk(kind: str, token_id: str, window: str) -> str:
     """A connection's count of one kind of write to an agent in one window (a day, an hour); expires after."""
     return f"RATE#{kind}#{token_id}#{window}"
+
+
+AGENT_MEMORY_PREFIX = "MEM#"  # an agent's memory with its body
+AGENT_MEMORY_INDEX_PREFIX = "MEMIDX#"  # the same memory without its body: load_agent's index is one Query
+
+
+def agent_memory_sk(name: str) -> str:
+    return f"{AGENT_MEMORY_PREFIX}{name}"
+
+
+def agent_memory_index_sk(name: str) -> str:
+    return f"{AGENT_MEMORY_INDEX_PREFIX}{name}"
+
+
+def agent_memory_id_sk(memory_id: str) -> str:
+    """Points a memory's id (agent_recall shows it; agent_forget takes it) at its name."""
+    return f"MEMID#{memory_id}"
+
+
+FORGOTTEN_PREFIX = "FORGOT#"
+
+
+def forgotten_sk(memory_id: str) -> str:
+    """A forgotten memory, kept for a person to restore until its expiry."""
+    return f"{FORGOTTEN_PREFIX}{memory_id}"
+
+
+BRIEF_PREFIX = "BRIEF#"
+
+
+def brief_sk(name: str) -> str:
+    return f"{BRIEF_PREFIX}{name}"
+
+
+def brief_revision_sk(brief_id: str, revision: int) -> str:
+    """Keyed by the brief's id, not its name, so a rename keeps every revision where it is."""
+    return f"BRIEFREV#{brief_id}#{revision:06d}"
+
+
+PROFILE_PREFIX = "PROFILE#"
+
+
+def profile_sk(harness: str) -> str:
+    return f"{PROFILE_PREFIX}{harness}"
+
+
+def session_sk(session_id: str) -> str:
+    return f"SESSION#{session_id}"
+
+
+AGENT_ACTIVITY_PREFIX = "ACT#"
+
+
+def agent_activity_sk(entry_id: str) -> str:
+    """Ids are time-ordered, so the partition's ACT# items read newest first in reverse."""
+    return f"{AGENT_ACTIVITY_PREFIX}{entry_id}"
+
+
+MENTION_PREFIX = "MENTION#"
+
+
+def mention_sk(mention_id: str) -> str:
+    """An @-mention of the agent's handle in the account's task messages, comments or pano comments."""
+    return f"{MENTION_PREFIX}{mention_id}"
+
+
+AGENT_SHARE_PREFIX = "AGENTSHARE#"
+
+
+def agent_share_sk(agent_id: str) -> str:
+    """In the receiving account's partition: an agent another account shared with it, and on what terms."""
+    return f"{AGENT_SHARE_PREFIX}{agent_id}"

@@ -9,8 +9,12 @@ from agent_workspace.domain.errors import PayloadError
 from agent_workspace.domain.models import Actor
 from agent_workspace.mcp_server.registry import Action, Call, Payload, Tool
 from agent_workspace.services import agents
+from agent_workspace.services.agent_sessions import check_session, forbidden_on_mcp
+from agent_workspace.tools import agent_content, agent_sessions, agent_transfer
+from agent_workspace.tools.agent_sessions import AGENT
 
-_AGENT = Field(description="The agent: its id (preferred, it survives a rename) or its slug")
+_AGENT = AGENT
+_AGENT_OPTIONAL = Field(None, description="The agent")
 _EXAMPLE = {"agent": "release-captain"}
 
 
@@ -29,6 +33,9 @@ class CreatePayload(Payload):
     description: str = Field("", description=f"Up to {rules.DESCRIPTION_MAX:,} characters")
     prompt: str | None = Field(None, description=f"The system prompt, up to {rules.PROMPT_MAX:,} characters")
     primaryHarness: str | None = Field(None, description=f"A tool id: {', '.join(rules.HARNESSES)}")
+    profile: dict[str, str | bool | None] | None = Field(
+        None, description="Settings for that tool (or the default profile), for example model and effort"
+    )
 
 
 class UpdatePayload(Payload):
@@ -47,6 +54,7 @@ class UpdatePromptPayload(Payload):
     basedOn: int = Field(description="The live version you edited from; 0 if the agent has no prompt yet")
     note: str | None = Field(None, description=f"What changed and why, up to {rules.NOTE_MAX} characters")
     harness: str | None = Field(None, description="The tool you are, recorded on the version")
+    session: str | None = Field(None, description="Your load session, for provenance")
 
 
 class VersionsPayload(Payload):
@@ -69,7 +77,10 @@ def list_agents(call: Call, p: ListPayload) -> dict:
 
 
 def create(call: Call, p: CreatePayload) -> dict:
-    made = agents.create(call.runtime, _actor(call), p.name, p.slug, p.description, p.prompt, p.primaryHarness)
+    profiles = {p.primaryHarness or rules.DEFAULT_PROFILE: {"settings": p.profile}} if p.profile else None
+    made = agents.create(
+        call.runtime, _actor(call), p.name, p.slug, p.description, p.prompt, p.primaryHarness, profiles
+    )
     return made.public()
 
 
@@ -85,7 +96,8 @@ def update(call: Call, p: UpdatePayload) -> dict:
 
 def update_prompt(call: Call, p: UpdatePromptPayload) -> dict:
     harness = rules.harness_id(p.harness) if p.harness is not None else None
-    version = agents.update_prompt(call.runtime, _actor(call), p.agent, p.body, p.basedOn, p.note, harness)
+    session = check_session(p.session) if p.session is not None else None
+    version = agents.update_prompt(call.runtime, _actor(call), p.agent, p.body, p.basedOn, p.note, harness, session)
     return {"agent": version.agent_id, "version": version.version, "status": "live"}
 
 
@@ -97,9 +109,42 @@ def get_prompt(call: Call, p: GetPromptPayload) -> dict:
     return agents.get_prompt(call.runtime, _actor(call), p.agent, p.version)
 
 
+class PersonOnlyPayload(Payload):
+    agent: str | None = _AGENT_OPTIONAL
+
+
+# What the reference reserves for the person: each is an action here only to say so, for any connection.
+PERSON_ONLY = {
+    "share": "sharing an agent",
+    "accept": "accepting an agent shared with you",
+    "transfer": "transferring an agent",
+    "archive": "archiving an agent",
+    "delete": "deleting an agent",
+    "lockPrompt": "locking an agent's prompt",
+    "mintCredential": "minting a credential for an agent",
+    "pinMemory": "pinning a memory",
+    "restoreMemory": "restoring a forgotten memory",
+    "restorePromptVersion": "restoring a prompt version",
+    "deleteBrief": "deleting a brief",
+}
+
+
+def _person_only(what: str) -> Action:
+    def refuse(call: Call, p: PersonOnlyPayload) -> dict:
+        raise forbidden_on_mcp(what[0].upper() + what[1:])
+
+    return Action(
+        name=next(name for name, said in PERSON_ONLY.items() if said == what),
+        summary=f"The person's decision, in the console: {what} is refused for any connection.",
+        payload=PersonOnlyPayload,
+        handler=refuse,
+        read_only=True,
+    )
+
+
 TOOL = Tool(
     name="agent",
-    summary="The account's agents: an @handle and a versioned prompt that follow you to any tool.",
+    summary="The account's agents: an @handle, a versioned prompt, memory and briefs that follow you to any tool.",
     actions=(
         Action(
             name="list",
@@ -145,5 +190,9 @@ TOOL = Tool(
             read_only=True,
             example=_EXAMPLE,
         ),
+        *agent_sessions.ACTIONS,
+        *agent_content.ACTIONS,
+        *agent_transfer.ACTIONS,
+        *(_person_only(what) for what in PERSON_ONLY.values()),
     ),
 )

@@ -9,6 +9,9 @@
 // to triage, deliveries to review), the columns sit side by side (stacked on a narrow screen), and one
 // task panel holds both sides of a task, the board's (criteria, links, activity, comments, decisions)
 // and AgentRQ's (conversation, status). `#/workspaces/<workspaceId>/tasks/<taskId>` opens a task.
+// The account's agents have a view of their own (agents.js): `#/agents`, `#/agents/<agentId>`.
+
+import { createAgents } from "./agents.js";
 
 const TOKEN_KEY = "agentWorkspace.humanToken";
 const WORKSPACE_KEY = "agentWorkspace.workspaceId";
@@ -348,6 +351,7 @@ async function signIn(token) {
   $("session").hidden = false;
   setWorkspaces(workspaces);
   const route = routeFromHash(); // a link to a task: read before selecting a workspace clears the address
+  const agentsRoute = agents.routeFromHash();
   const remembered = sessionStorage.getItem(WORKSPACE_KEY);
   const pick =
     workspaces.find((w) => route && w.id === route.workspaceId) ||
@@ -358,6 +362,7 @@ async function signIn(token) {
   $("workspace-h").setAttribute("tabindex", "-1");
   $("workspace-h").focus();
   if (route) await applyRoute(route);
+  else if (agentsRoute) agents.applyRoute(agentsRoute);
   return true;
 }
 
@@ -385,6 +390,8 @@ function signOut(message) {
   clearBoardTask();
   resetFilters();
   hideCreated();
+  agents.reset();
+  setView("tasks");
   for (const id of ["questions-list", "calls-list", "tasks-list", "conversation", "memory-list", "skills-list",
     "pano-list", "workspace-select", ...BOARD_LISTS]) {
     $(id).replaceChildren();
@@ -587,6 +594,7 @@ async function refreshVisible(current, full = true) {
   if (state.view === "memory" && state.workspaceId) jobs.push(refreshMemory);
   if (state.view === "skills" && state.workspaceId) jobs.push(refreshSkills);
   if (state.view === "pano") jobs.push(refreshPano);
+  if (state.view === "agents") jobs.push((current) => agents.refresh(current, full));
   const results = await Promise.allSettled(jobs.map((job) => job(current)));
   if (!current()) return;
   const failed = results.find((r) => r.status === "rejected");
@@ -2014,9 +2022,14 @@ function routeFromHash() {
   }
 }
 
-/** The address bar names the open task (a link to share, a reload that reopens it), without a history entry. */
+/**
+ * The address bar names the open task (a link to share, a reload that reopens it), without a history entry;
+ * in the Agents view, the agents list or the open agent.
+ */
 function setRoute(taskId) {
-  const wanted = taskId && state.workspaceId ? `#/workspaces/${seg(state.workspaceId)}/tasks/${seg(taskId)}` : "";
+  let wanted = "";
+  if (state.view === "agents") wanted = agents.hash();
+  else if (taskId && state.workspaceId) wanted = `#/workspaces/${seg(state.workspaceId)}/tasks/${seg(taskId)}`;
   if (window.location.hash === wanted) return;
   if (!wanted && !window.location.hash) return;
   history.replaceState(null, "", wanted || `${window.location.pathname}${window.location.search}`);
@@ -2222,19 +2235,42 @@ async function addComment(event) {
 // -- views --------------------------------------------------------------------------------------
 
 function setView(view) {
+  const agentsBefore = state.view === "agents";
   state.view = view;
   for (const button of document.querySelectorAll("nav.views button")) {
     button.setAttribute("aria-pressed", String(button.dataset.view === view));
   }
-  for (const name of ["tasks", "memory", "skills", "pano"]) $(`view-${name}`).hidden = name !== view;
+  for (const name of ["tasks", "memory", "skills", "pano", "agents"]) $(`view-${name}`).hidden = name !== view;
+  if (agentsBefore || view === "agents") setRoute(state.taskId);
   kick();
 }
+
+// The Agents view, with the console's helpers: the same API client, messages and polling round.
+const agents = createAgents({
+  api,
+  ApiError,
+  el,
+  seg,
+  when,
+  timeEl,
+  json,
+  reconcile,
+  nextId,
+  showError,
+  clearError,
+  announce,
+  handleAuthFailure,
+  kick,
+  setView,
+  setRoute: () => setRoute(state.taskId),
+});
 
 // -- start --------------------------------------------------------------------------------------
 
 function wire() {
   buildStatusFilter();
   buildBoard();
+  agents.wire();
   $("signin-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     const token = $("token-input").value.trim();
@@ -2310,8 +2346,11 @@ function wire() {
   $("cycle-active-form").addEventListener("submit", setActiveCycle);
   $("cycle-form").addEventListener("submit", createCycle);
   window.addEventListener("hashchange", () => {
+    if (!state.token) return;
     const route = routeFromHash();
-    if (route && state.token) applyRoute(route);
+    const agentsRoute = agents.routeFromHash();
+    if (route) applyRoute(route);
+    else if (agentsRoute) agents.applyRoute(agentsRoute);
   });
   for (const button of document.querySelectorAll("nav.views button")) {
     button.addEventListener("click", () => setView(button.dataset.view));

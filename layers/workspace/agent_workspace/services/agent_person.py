@@ -1,0 +1,146 @@
+"""What the reference reserves for the person (issue 18): the @handle, sharing and accepting, transferring,
+archiving, deleting, locking the prompt and restoring a prompt version. The REST API and the console call these;
+over MCP each is refused (tools.agent.PERSON_ONLY)."""
+
+from dataclasses import replace
+from typing import Any
+
+from agent_workspace.domain import agents as rules
+from agent_workspace.domain.agent_records import Share
+from agent_workspace.domain.clock import iso
+from agent_workspace.domain.errors import Conflict, Forbidden, NotFound, PayloadError
+from agent_workspace.domain.ids import is_id
+from agent_workspace.domain.models import Actor
+from agent_workspace.domain.text import echo
+from agent_workspace.runtime import Runtime
+from agent_workspace.services import agents
+from agent_workspace.services.agent_sessions import entry
+from agent_workspace.store.agent_writes import Refused
+
+ACCESS = ("read", "edit")
+
+
+def owned(rt: Runtime, actor: Actor, ref: str) -> Any:
+    """The agent, which must be the caller's account's own: only its owner decides these."""
+    found = agents.reach(rt, actor, ref, consistent=True)
+    if not found.owned:
+        raise Forbidden(f"agent {found.agent.id} is shared with this account; only its owner decides that")
+    return found.agent
+
+
+def change_slug(rt: Runtime, actor: Actor, ref: str, slug: str, expected_revision: int | None) -> dict[str, Any]:
+    agent = owned(rt, actor, ref)
+    rules.check_slug(slug)
+    if expected_revision is not None and expected_revision != agent.revision:
+        raise Conflict(f"agent {agent.id} is at revision {agent.revision}, not {expected_revision}; read it again")
+    if slug == agent.slug:
+        return agent.public()
+    edited = replace(agent, slug=slug, revision=agent.revision + 1, updated_at=iso(rt.clock()))
+    try:
+        rt.agents.change_slug(edited, agent.slug, agent.revision)
+    except Refused as refused:
+        if refused.rule == "slug":
+            raise Conflict(f"slug {slug!r} is taken by another agent of this account; choose another") from None
+        raise Conflict(f"agent {agent.id} changed meanwhile; read it again") from None
+    rt.agents.record(agent.id, entry(rt, agent.id, "agent", f"handle @{agent.slug} became @{slug}", actor))
+    return edited.public()
+
+
+def set_switch(rt: Runtime, actor: Actor, ref: str, switch: str, on: bool) -> dict[str, Any]:
+    """Lock the prompt (profiles and briefs with it), or archive the agent (no loads, no writes)."""
+    agent = owned(rt, actor, ref)
+    field, said = {"lock": ("promptLocked", "prompt locked"), "archive": ("archived", "archived")}[switch]
+    summary = said if on else said.replace("locked", "unlocked").replace("archived", "restored from the archive")
+    rt.agents.set_fields(agent.id, {field: on}, entry(rt, agent.id, "agent", summary, actor))
+    found = rt.agents.get(agent.id, consistent=True)
+    assert found is not None
+    return found.public()
+
+
+def delete(rt: Runtime, actor: Actor, ref: str) -> dict[str, Any]:
+    agent = owned(rt, actor, ref)
+    try:
+        rt.agents.delete(agent)
+    except Refused:
+        raise Conflict(f"agent {agent.id} changed meanwhile; read it again") from None
+    return {"deleted": agent.id}
+
+
+def restore_prompt_version(rt: Runtime, actor: Actor, ref: str, version: int) -> dict[str, Any]:
+    """A new live version with an earlier one's body (versions are immutable: nothing is rewritten)."""
+    agent = owned(rt, actor, ref)
+    old = rt.agents.prompt(agent.id, version) if version >= 1 else None
+    if old is None:
+        raise NotFound(f"agent {agent.id} has no prompt version {version}")
+    made = agents.update_prompt(
+        rt, actor, agent.id, old.body, agent.prompt_version, f"restored version {version}", None, None
+    )
+    return {"agent": agent.id, "version": made.version, "restored": version}
+
+
+def share(rt: Runtime, actor: Actor, ref: str, account_id: str, access: str, memory: bool) -> dict[str, Any]:
+    """Shared with another account of this deployment, which accepts it before it can load it."""
+    agent = owned(rt, actor, ref)
+    if access not in ACCESS:
+        raise PayloadError("access must be read or edit", field="access")
+    if not is_id(account_id) or account_id == agent.account_id:
+        raise PayloadError("account must be the id of another account of this deployment", field="account")
+    current = rt.agents.share(account_id, agent.id)
+    made = Share(agent.id, agent.account_id, account_id, agent.slug, access, memory, iso(rt.clock()))
+    if current is not None:  # new terms keep what the receiver chose
+        made = replace(
+            made, accepted=current.accepted, accepted_version=current.accepted_version, follow=current.follow
+        )
+    what = f"shared with account {account_id} ({access}{', memory' if memory else ''})"
+    try:
+        rt.agents.put_share(made, entry(rt, agent.id, "sharing", what, actor), new=current is None)
+    except Refused as refused:
+        if refused.rule == "account":
+            raise NotFound(f"no account {echo(account_id)} in this deployment") from None
+        raise Conflict("the share changed meanwhile; read it again") from None
+    return made.public()
+
+
+def unshare(rt: Runtime, actor: Actor, ref: str, account_id: str) -> dict[str, Any]:
+    agent = owned(rt, actor, ref)
+    current = rt.agents.share(account_id, agent.id) if is_id(account_id) else None
+    if current is None:
+        raise NotFound(f"agent {agent.id} is not shared with account {echo(account_id)}")
+    rt.agents.delete_share(current, entry(rt, agent.id, "sharing", f"no longer shared with {account_id}", actor))
+    return {"unshared": account_id}
+
+
+def shares(rt: Runtime, actor: Actor, ref: str) -> dict[str, Any]:
+    agent = owned(rt, actor, ref)
+    return {"agent": agent.id, "shares": [s.public() for s in rt.agents.shares_of(agent.id)]}
+
+
+def accept(rt: Runtime, actor: Actor, ref: str, follow: bool) -> dict[str, Any]:
+    """The receiving person takes the agent at its live version, following its updates or not."""
+    found = agents.reach(rt, actor, ref, consistent=True)
+    if found.share is None:
+        raise PayloadError("this account owns the agent: there is nothing to accept", field="agent")
+    accepted = replace(found.share, accepted=True, accepted_version=found.agent.prompt_version, follow=follow)
+    what = f"account {actor.account_id} accepted version {accepted.accepted_version}"
+    rt.agents.put_share(accepted, entry(rt, found.agent.id, "sharing", what, actor), new=False)
+    return accepted.public()
+
+
+def transfer(rt: Runtime, actor: Actor, ref: str, account_id: str) -> dict[str, Any]:
+    agent = owned(rt, actor, ref)
+    if not is_id(account_id) or account_id == agent.account_id:
+        raise PayloadError("account must be the id of another account of this deployment", field="account")
+    if rt.accounts.get_account(account_id) is None:
+        raise NotFound(f"no account {echo(account_id)} in this deployment")
+    try:
+        rt.agents.transfer(agent, account_id, rules.AGENTS_PER_ACCOUNT)
+    except Refused as refused:
+        if refused.rule == "slug":
+            raise Conflict(
+                f"account {account_id} has an agent @{agent.slug} already; change the handle first"
+            ) from None
+        if refused.rule == "cap":
+            raise Conflict(f"account {account_id} holds {rules.AGENTS_PER_ACCOUNT} agents already") from None
+        raise Conflict(f"agent {agent.id} changed meanwhile; read it again") from None
+    rt.agents.record(agent.id, entry(rt, agent.id, "sharing", f"transferred to account {account_id}", actor))
+    return {"agent": agent.id, "account": account_id}

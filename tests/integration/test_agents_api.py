@@ -1,0 +1,126 @@
+"""The human's side of the agent repo over REST, and the person-only operations refused on MCP.
+
+Reference: ../shared/reference/omr-agent-repo-tools.txt ("Note: You cannot share an agent, accept one that was shared
+with you, transfer, archive or delete one, lock its prompt, mint a credential for it, or pin or restore memories.
+Those are your decisions in the app, and the server refuses them for any connection.")
+"""
+
+import re
+
+import httpx
+import pytest
+
+from agent_workspace.services import accounts
+from agent_workspace.tools.agent import PERSON_ONLY
+from tests.support import assert_problem, bearer, connected, ok, refused
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def api(live, seeded):
+    with httpx.Client(base_url=f"{live.url}/api", headers=bearer(seeded.human_token), timeout=30) as client:
+        yield client
+
+
+@pytest.fixture
+def other(live, runtime):
+    """A second account of this deployment: its person over REST, and a token of one of its workspaces."""
+    account_id, human = accounts.create_account(runtime.accounts, "Other")
+    _, agent_token = accounts.create_workspace(runtime.accounts, account_id, "Theirs", "Another account.")
+    with httpx.Client(base_url=f"{live.url}/api", headers=bearer(human.token), timeout=30) as client:
+        yield account_id, client, agent_token.token
+
+
+@pytest.mark.parametrize("action", sorted(PERSON_ONLY))
+async def test_every_person_only_operation_is_refused_on_mcp_with_the_reason(agent, action):
+    made = await ok(agent, "create_agent", name="Guarded")
+    text = await refused(agent, "agent", {"action": action, "payload": {"agent": made["id"]}})
+    assert text.startswith(f"agent {action}: ") and "the person's decision" in text and "console" in text
+
+
+async def test_the_person_locks_the_prompt_pins_and_restores_and_archives_over_rest(api, agent):
+    made = api.post("/agents", json={"name": "Steward", "prompt": "v1"}).json()
+    assert api.put(f"/agents/{made['id']}/prompt-lock", json={"on": True}).json()["promptLocked"] is True
+    text = await refused(agent, "update_agent_prompt", {"agent": made["id"], "body": "v2", "basedOn": 1})
+    assert "locked the prompt" in text
+    text = await refused(agent, "set_agent_profile", {"agent": made["id"], "harness": "zed"})
+    assert "locked" in text
+    api.put(f"/agents/{made['id']}/prompt-lock", json={"on": False})
+    await ok(agent, "update_agent_prompt", agent=made["id"], body="v2", basedOn=1)
+    restored = api.post(f"/agents/{made['id']}/prompt/versions/1/restore")
+    assert restored.status_code == 201 and restored.json()["version"] == 3
+    assert (await ok(agent, "get_agent_prompt", agent=made["id"]))["body"] == "v1"
+    put = api.put(f"/agents/{made['id']}/memories/owner-note", json={"body": "b", "type": "user", "description": "d"})
+    assert put.status_code == 200, put.text
+    assert api.put(f"/agents/{made['id']}/memories/owner-note/pinned", json={"pinned": True}).json()["pinned"] is True
+    text, _ = await agent.raw("load_agent", {"agent": made["id"]})
+    assert "## owner-note (pinned" in text
+    memory_id = api.get(f"/agents/{made['id']}/memories").json()["memories"][0]["id"]
+    assert api.post(f"/agents/{made['id']}/memories/owner-note/forget", json={"reason": "old"}).status_code == 200
+    assert [f["id"] for f in api.get(f"/agents/{made['id']}/forgotten").json()["forgotten"]] == [memory_id]
+    assert api.post(f"/agents/{made['id']}/forgotten/{memory_id}/restore").json()["restored"]["name"] == "owner-note"
+    assert api.put(f"/agents/{made['id']}/archived", json={"on": True}).json()["archived"] is True
+    assert "archived" in await refused(agent, "load_agent", {"agent": made["id"]})
+    assert [a["id"] for a in api.get("/agents", params={"view": "archived"}).json()["agents"]] == [made["id"]]
+    assert api.get("/agents").json()["agents"] == []
+    kinds = [item["kind"] for item in api.get(f"/agents/{made['id']}/activity").json()["items"]]
+    assert "agent" in kinds and "memory" in kinds and "prompt" in kinds
+
+
+async def test_the_owner_changes_the_handle_and_deletes_the_agent(api, agent):
+    made = api.post("/agents", json={"name": "Renamed"}).json()
+    edited = api.patch(f"/agents/{made['id']}", json={"slug": "new-handle", "description": "x"})
+    assert edited.status_code == 200 and edited.json()["slug"] == "new-handle", edited.text
+    assert "no agent" in await refused(agent, "list_agent_briefs", {"agent": "renamed"})
+    await ok(agent, "list_agent_briefs", agent="new-handle")
+    assert api.post("/agents", json={"name": "Renamed"}).status_code == 201  # the old handle is free again
+    assert api.delete(f"/agents/{made['id']}").json() == {"deleted": made["id"]}
+    assert_problem(api.get(f"/agents/{made['id']}"), 404, "no agent")
+    assert "no agent" in await refused(agent, "load_agent", {"agent": made["id"]})
+
+
+async def test_sharing_between_accounts_accept_then_load_with_the_terms(api, agent, other, live):
+    account_id, their_api, their_token = other
+    made = api.post("/agents", json={"name": "Lent", "prompt": "v1"}).json()
+    session = re.search(r"Session: (\S+)", (await agent.raw("load_agent", {"agent": made["id"]}))[0]).group(1)
+    await ok(
+        agent,
+        "agent_remember",
+        agent=made["id"],
+        session=session,
+        name="private",
+        type="user",
+        description="d",
+        body="owner only",
+    )
+    shared = api.post(f"/agents/{made['id']}/shares", json={"account": account_id, "access": "read"})
+    assert shared.status_code == 201, shared.text
+    ref = shared.json()["ref"]
+    async with connected(live.url, their_token) as theirs:
+        listed = (await ok(theirs, "list_agents", view="shared"))["agents"]
+        assert [(a["ref"], a["awaitingAccept"], a["access"]) for a in listed] == [(ref, True, "read")]
+        assert "not accepted yet" in await refused(theirs, "load_agent", {"agent": ref})
+        accepted = their_api.post(f"/agents/{made['id']}/accept", json={"follow": False})
+        assert accepted.status_code == 200 and accepted.json()["acceptedVersion"] == 1
+        text, is_error = await theirs.raw("load_agent", {"agent": ref})
+        assert not is_error and "v1" in text and "did not share this agent's memory" in text
+        assert "did not share its memory" in await refused(theirs, "agent_recall", {"agent": ref})
+        assert "to read, not to edit" in await refused(
+            theirs, "update_agent_prompt", {"agent": ref, "body": "theirs", "basedOn": 1}
+        )
+        await ok(agent, "update_agent_prompt", agent=made["id"], body="v2", basedOn=1)
+        assert (await ok(theirs, "get_agent_prompt", agent=ref))["body"] == "v1"  # not following updates
+    assert [s["account"] for s in api.get(f"/agents/{made['id']}/shares").json()["shares"]] == [account_id]
+    assert api.delete(f"/agents/{made['id']}/shares/{account_id}").status_code == 200
+    async with connected(live.url, their_token) as theirs:
+        assert "no agent" in await refused(theirs, "load_agent", {"agent": ref})
+    assert_problem(api.post(f"/agents/{made['id']}/shares", json={"account": "0kGogHmaqvZ"}), 404, "no account")
+
+
+async def test_transfer_moves_the_agent_to_another_account(api, other):
+    account_id, their_api, _ = other
+    made = api.post("/agents", json={"name": "Moved", "prompt": "p"}).json()
+    assert api.post(f"/agents/{made['id']}/transfer", json={"account": account_id}).json()["account"] == account_id
+    assert api.get("/agents").json()["agents"] == []
+    assert [a["slug"] for a in their_api.get("/agents").json()["agents"]] == ["moved"]
