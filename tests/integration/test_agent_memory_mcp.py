@@ -396,3 +396,26 @@ async def test_load_shows_the_newest_ten_unread_mentions_then_none(agent, monkey
     assert block.count("\n- ") == 10 and "pano doc" in block and "a comment on task" in block
     again, _ = await loaded(agent, "captain")
     assert "Unread @-mentions of @captain: none." in again
+
+
+# The issue: "each agent the token can load is listed in prompts/list; prompts/get returns the same load text (with
+# a session), so a client that shows MCP prompts as slash commands loads an agent in one step."
+
+
+async def test_agents_are_mcp_prompts_and_getting_one_loads_it(agent, live, seeded):
+    made = await ok(agent, "create_agent", name="Release Captain", description="Runs releases", prompt="You ship.")
+    archived = await ok(agent, "create_agent", name="Old")
+    async with connected(live.url, seeded.agent_token) as client:
+        listed = await client._client.list_prompts()
+        names = {p.name: p for p in listed.prompts}
+        assert set(names) == {"release-captain", "old"} and names["release-captain"].description == "Runs releases"
+        assert {a.name for a in names["release-captain"].arguments} == {"harness", "workspace", "version", "budget"}
+        got = await client._client.get_prompt("release-captain", {"harness": "codex", "budget": "2000"})
+        texts = [m.content.text for m in got.messages]
+        assert texts[0].startswith("# Release Captain (@release-captain)") and "You ship." in texts[0]
+        assert texts[-1].startswith("Session: ")
+        with pytest.raises(Exception, match="budget"):
+            await client._client.get_prompt("release-captain", {"budget": "10"})
+    activity = await ok(agent, "agent_activity", agent=made["id"], kind="sessions")
+    assert activity["items"][0]["summary"] == "session started in codex"
+    assert archived["slug"] == "old"

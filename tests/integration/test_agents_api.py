@@ -101,6 +101,9 @@ async def test_sharing_between_accounts_accept_then_load_with_the_terms(api, age
         listed = (await ok(theirs, "list_agents", view="shared"))["agents"]
         assert [(a["ref"], a["awaitingAccept"], a["access"]) for a in listed] == [(ref, True, "read")]
         assert "not accepted yet" in await refused(theirs, "load_agent", {"agent": ref})
+        seen = their_api.get(f"/agents/{made['id']}").json()
+        assert (seen["role"], seen["access"], seen["ref"]) == ("shared", "read", ref)
+        assert_problem(their_api.get(f"/agents/{made['id']}/prompt"), 403, "not accepted yet")
         accepted = their_api.post(f"/agents/{made['id']}/accept", json={"follow": False})
         assert accepted.status_code == 200 and accepted.json()["acceptedVersion"] == 1
         text, is_error = await theirs.raw("load_agent", {"agent": ref})

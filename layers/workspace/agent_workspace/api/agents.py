@@ -152,7 +152,7 @@ def import_agent(payload: ImportIn, human: HumanDep, rt: RuntimeDep) -> dict[str
 @router.get("/{agent}")
 def read(agent: str, human: HumanDep, rt: RuntimeDep) -> dict[str, Any]:
     found = agents.reach(rt, _person(human), agent)
-    shown = found.agent.public()
+    shown = found.agent.public() | agents.shown(found) | {"description": found.agent.description}
     return shown | ({"share": found.share.public()} if found.share else {})
 
 

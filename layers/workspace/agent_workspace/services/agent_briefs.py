@@ -10,26 +10,19 @@ from typing import Any
 from agent_workspace.domain import agents as rules
 from agent_workspace.domain.agent_records import Brief
 from agent_workspace.domain.clock import iso
-from agent_workspace.domain.errors import Conflict, Forbidden, NotFound, PayloadError
+from agent_workspace.domain.errors import Conflict, NotFound, PayloadError
 from agent_workspace.domain.ids import new_id
 from agent_workspace.domain.models import Actor
 from agent_workspace.domain.text import check_plain
 from agent_workspace.observability import count
 from agent_workspace.runtime import Runtime
 from agent_workspace.services.agent_sessions import check_session, entry, in_session, rate_refusal, session_refusal
-from agent_workspace.services.agents import Reach, find, reach
+from agent_workspace.services.agents import find, readable
 from agent_workspace.store.agent_writes import AgentWrite, Refused
 
 
-def _readable(rt: Runtime, actor: Actor, ref: str) -> Reach:
-    found = reach(rt, actor, ref)
-    if found.share is not None and not found.share.accepted:
-        raise Forbidden(f"agent {found.share.ref} was shared with this account but not accepted yet")
-    return found
-
-
 def list_briefs(rt: Runtime, actor: Actor, ref: str) -> dict[str, Any]:
-    agent = _readable(rt, actor, ref).agent
+    agent = readable(rt, actor, ref).agent
     return {"agent": agent.id, "briefs": [b.listed() for b in rt.agent_briefs.of_agent(agent.id)]}
 
 
@@ -37,7 +30,7 @@ def get_brief(rt: Runtime, actor: Actor, ref: str, name: str, revision: int | No
     rules.check_memory_name(name)
     if revision is not None and revision < 1:
         raise PayloadError("revision must be 1 or more", field="revision")
-    agent = _readable(rt, actor, ref).agent
+    agent = readable(rt, actor, ref).agent
     current = rt.agent_briefs.get(agent.id, name)
     if current is None:
         raise NotFound(f"agent {agent.id} has no brief {name!r}")

@@ -24,7 +24,7 @@ from agent_workspace.domain.text import check_plain, echo
 from agent_workspace.observability import count
 from agent_workspace.runtime import Runtime
 from agent_workspace.services.agent_sessions import check_session, entry, in_session, rate_refusal, session_refusal
-from agent_workspace.services.agents import Reach, reach
+from agent_workspace.services.agents import Reach, readable
 from agent_workspace.store.agent_writes import AgentWrite, Refused
 
 RECALL_LIMIT_MAX = 100
@@ -35,13 +35,11 @@ SORTS = ("recent", "name", "type")
 
 
 def _memory_reach(rt: Runtime, actor: Actor, ref: str, write: bool) -> Reach:
-    found = reach(rt, actor, ref)
+    found = readable(rt, actor, ref)
     if not found.memory:
         raise Forbidden(f"the owner of agent {found.agent.id} did not share its memory with this account")
     if write and not found.can_edit:
         raise Forbidden(f"agent {found.agent.id}'s memory is shared with this account to read, not to edit")
-    if found.share is not None and not found.share.accepted:
-        raise Forbidden(f"agent {found.share.ref} was shared with this account but not accepted yet")
     return found
 
 

@@ -12,12 +12,12 @@ from agent_workspace.domain.models import Actor
 from agent_workspace.observability import count
 from agent_workspace.runtime import Runtime
 from agent_workspace.services.agent_sessions import check_session, entry
-from agent_workspace.services.agents import find, reach
+from agent_workspace.services.agents import find, readable
 from agent_workspace.store.agent_writes import Refused
 
 
 def get_profiles(rt: Runtime, actor: Actor, ref: str) -> dict[str, Any]:
-    agent = reach(rt, actor, ref).agent
+    agent = readable(rt, actor, ref).agent
     profiles = {p.harness: p.public() for p in rt.agents.profiles(agent.id)}
     default = profiles.pop(rules.DEFAULT_PROFILE, None) or {
         "harness": rules.DEFAULT_PROFILE,

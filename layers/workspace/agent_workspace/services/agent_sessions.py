@@ -23,7 +23,7 @@ from agent_workspace.domain.models import Actor
 from agent_workspace.domain.text import check_plain, echo
 from agent_workspace.observability import count
 from agent_workspace.runtime import Runtime
-from agent_workspace.services.agents import find_loadable, profile_for, reach
+from agent_workspace.services.agents import find_loadable, profile_for, readable
 from agent_workspace.store.agent_writes import AgentWrite
 
 MENTIONS_SHOWN = 10
@@ -193,10 +193,28 @@ def activity_of(rt: Runtime, actor: Actor, ref: str, kind: str, limit: int, curs
         raise PayloadError(f"kind must be all, {', '.join(k for k in ACTIVITY_KINDS if k != 'agent')}", field="kind")
     if not 1 <= limit <= ACTIVITY_LIMIT_MAX:
         raise PayloadError(f"limit must be 1-{ACTIVITY_LIMIT_MAX}", field="limit")
-    found = reach(rt, actor, ref)
+    found = readable(rt, actor, ref)
     if kind == "sharing" and not found.owned:
         raise Forbidden("an agent's shares are shown to its owner only")
     visible = ACTIVITY_KINDS if found.owned else tuple(k for k in ACTIVITY_KINDS if k != "sharing")
     kinds = visible if kind == "all" else (kind,)
     items, next_cursor = rt.agents.activity(found.agent.id, None if kinds == ACTIVITY_KINDS else kinds, limit, cursor)
     return {"agent": found.agent.id, "items": [item.public() for item in items], "nextCursor": next_cursor}
+
+
+def loadable(rt: Runtime, actor: Actor) -> list[tuple[str, str, str]]:
+    """(prompt name, title, description) of every agent the caller can load: the account's own (not archived) by
+    slug, and accepted shares as `<owner>.<slug>` (MCP prompt names are one word a client shows as a command)."""
+    own = [(a.slug, a.name, a.description) for a in rt.agents.of_account(actor.account_id) if not a.archived]
+    shares = [s for s in rt.agents.shares_with(actor.account_id) if s.accepted]
+    shared = [
+        (f"{s.owner_account_id}.{a.slug}", a.name, a.description)
+        for s, a in zip(shares, rt.agents.many([s.agent_id for s in shares]), strict=False)
+    ]
+    return own + shared
+
+
+def ref_of_prompt(name: str) -> str:
+    """The agent a prompt name names: a slug, or `<owner>.<slug>` as `<owner>/<slug>`."""
+    owner, _, slug = name.rpartition(".")
+    return f"{owner}/{slug}" if owner else name

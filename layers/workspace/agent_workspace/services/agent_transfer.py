@@ -10,7 +10,7 @@ from agent_workspace.domain.agent_bundle import parse_memory_file, parse_subagen
 from agent_workspace.domain.agent_checkout import CheckoutAgent, Snapshot, checkout
 from agent_workspace.domain.agent_records import AgentMemory, Brief
 from agent_workspace.domain.clock import iso
-from agent_workspace.domain.errors import Forbidden, NotFound, PayloadError
+from agent_workspace.domain.errors import NotFound, PayloadError
 from agent_workspace.domain.ids import new_id
 from agent_workspace.domain.models import Actor
 from agent_workspace.domain.text import check_plain
@@ -65,9 +65,7 @@ def _memories(rt: Runtime, found: Reach) -> list[dict[str, Any]]:
 
 def export(rt: Runtime, actor: Actor, ref: str) -> dict[str, Any]:
     """The agent in import_agent's shape: prompt, profiles, briefs and every live memory the caller may read."""
-    found = agents.reach(rt, actor, ref)
-    if found.share is not None and not found.share.accepted:
-        raise Forbidden(f"agent {found.share.ref} was shared with this account but not accepted yet")
+    found = agents.readable(rt, actor, ref)
     agent = found.agent
     version = found.runs_version
     prompt = rt.agents.prompt(agent.id, version) if version else None

@@ -72,6 +72,26 @@ def reach(rt: Runtime, actor: Actor, ref: str, consistent: bool = False) -> Reac
     return Reach(agent, share)
 
 
+def readable(rt: Runtime, actor: Actor, ref: str) -> Reach:
+    """An agent whose content the caller may read: its own, or one shared with it that it accepted."""
+    found = reach(rt, actor, ref)
+    if found.share is not None and not found.share.accepted:
+        raise Forbidden(f"agent {found.share.ref} was shared with this account but not accepted yet; accept it first")
+    return found
+
+
+def shown(found: Reach) -> dict[str, Any]:
+    """The agent as list_agents shows it to this caller: its owner, or an account it is shared with."""
+    share = found.share
+    if share is None:
+        return found.agent.listed()
+    listed = found.agent.listed() | {"ref": share.ref, "role": "shared", "access": share.access}
+    listed |= {"owner": share.owner_account_id, "runsVersion": found.runs_version, "awaitingAccept": not share.accepted}
+    if not share.memory:
+        listed.pop("memories")
+    return listed
+
+
 def find(rt: Runtime, actor: Actor, ref: str, consistent: bool = False) -> Agent:
     """The agent `ref` names, which the caller may edit (its own, or shared with edit access)."""
     found = reach(rt, actor, ref, consistent)
@@ -178,21 +198,7 @@ def list_agents(rt: Runtime, actor: Actor, view: str) -> dict[str, Any]:
         own = rt.agents.of_account(actor.account_id)
         return {"agents": [agent.listed() for agent in own if agent.archived == (view == "archived")]}
     shares = {share.agent_id: share for share in rt.agents.shares_with(actor.account_id)}
-    listed = []
-    for agent in rt.agents.many(list(shares)):
-        share = shares[agent.id]
-        reached = Reach(agent, share)
-        shown = agent.listed() | {
-            "ref": share.ref,
-            "role": "shared",
-            "access": share.access,
-            "owner": share.owner_account_id,
-        }
-        shown |= {"runsVersion": reached.runs_version, "awaitingAccept": not share.accepted}
-        if not share.memory:
-            shown.pop("memories")
-        listed.append(shown)
-    return {"agents": listed}
+    return {"agents": [shown(Reach(agent, shares[agent.id])) for agent in rt.agents.many(list(shares))]}
 
 
 def update(rt: Runtime, actor: Actor, ref: str, changes: dict[str, Any], expected_revision: int | None) -> Agent:
@@ -266,7 +272,7 @@ def update_prompt(
 
 
 def prompt_versions(rt: Runtime, actor: Actor, ref: str, limit: int, cursor: str | None) -> dict[str, Any]:
-    agent = reach(rt, actor, ref).agent
+    agent = readable(rt, actor, ref).agent
     if not 1 <= limit <= VERSIONS_LISTED_MAX:
         raise PayloadError(f"limit must be 1-{VERSIONS_LISTED_MAX}", field="limit")
     versions, next_cursor = rt.agents.prompt_versions(agent.id, limit, cursor)
@@ -278,7 +284,7 @@ def get_prompt(rt: Runtime, actor: Actor, ref: str, version: int | None) -> dict
     no further than the version it accepted."""
     if version is not None and version < 1:
         raise PayloadError("version must be 1 or more", field="version")
-    reached = reach(rt, actor, ref)
+    reached = readable(rt, actor, ref)
     agent = reached.agent
     wanted = reached.runs_version if version is None else version
     if version is not None and version > reached.runs_version and not reached.owned:
