@@ -16,7 +16,14 @@ from agent_workspace.domain.models import Actor
 from agent_workspace.domain.text import check_plain
 from agent_workspace.observability import count
 from agent_workspace.runtime import Runtime
-from agent_workspace.services.agent_sessions import check_session, entry, in_session, rate_refusal, session_refusal
+from agent_workspace.services.agent_sessions import (
+    check_session,
+    entry,
+    in_session,
+    rate_refusal,
+    session_refusal,
+    stale,
+)
 from agent_workspace.services.agents import find, readable
 from agent_workspace.store.agent_writes import AgentWrite, Refused
 
@@ -146,17 +153,12 @@ def _write(rt: Runtime, actor: Actor, agent_id: str, session: str | None) -> Age
 
 
 def _stale(current: Brief, expected: int) -> Conflict:
-    return Conflict(
-        f"brief {current.name!r} is at revision {current.revision}, not {expected}: merge with its current body and "
-        f"update with expectedRevision {current.revision}. The current body:\n{current.body}"
-    )
+    return stale(f"brief {current.name!r}", current.revision, expected, current.body)
 
 
 def _refusal(rt: Runtime, agent_id: str, name: str, rule: str, session: str | None, expected: int | None) -> Exception:
     if rule == "session":
-        agent = rt.agents.get(agent_id)
-        assert agent is not None and session is not None
-        return session_refusal(rt, agent, session)
+        return session_refusal(rt, agent_id, session)
     if rule == "rate":
         now = rt.clock()
         midnight = (now + timedelta(days=1)).replace(hour=0, minute=0, second=0, microsecond=0)

@@ -23,7 +23,14 @@ from agent_workspace.domain.paging import PAGE_BYTES, wire_size
 from agent_workspace.domain.text import check_plain, echo
 from agent_workspace.observability import count
 from agent_workspace.runtime import Runtime
-from agent_workspace.services.agent_sessions import check_session, entry, in_session, rate_refusal, session_refusal
+from agent_workspace.services.agent_sessions import (
+    check_session,
+    entry,
+    in_session,
+    rate_refusal,
+    session_refusal,
+    stale,
+)
 from agent_workspace.services.agents import Reach, readable
 from agent_workspace.store.agent_writes import AgentWrite, Refused
 
@@ -299,17 +306,12 @@ def _write(rt: Runtime, actor: Actor, agent_id: str, session: str | None) -> Age
 
 
 def _stale(current: AgentMemory, expected: int) -> Conflict:
-    return Conflict(
-        f"memory {current.name!r} is at revision {current.revision}, not {expected}: merge with its current body "
-        f"and update with expectedRevision {current.revision}. The current body:\n{current.text()}"
-    )
+    return stale(f"memory {current.name!r}", current.revision, expected, current.text())
 
 
 def _refusal(rt: Runtime, agent_id: str, name: str, rule: str, session: str | None, expected: int | None) -> Exception:
     if rule == "session":
-        agent = rt.agents.get(agent_id)
-        assert agent is not None and session is not None
-        return session_refusal(rt, agent, session)
+        return session_refusal(rt, agent_id, session)
     if rule == "rate":
         now = rt.clock()
         left = 3600 - now.minute * 60 - now.second

@@ -1,18 +1,16 @@
 """Per-harness profiles (issue 18): settings checked against each harness's own fields (domain.agents'
 PROFILE_SETTINGS) and an addendum appended to the prompt only in that harness; `default` serves the rest."""
 
-from datetime import datetime
 from typing import Any
 
 from agent_workspace.domain import agents as rules
 from agent_workspace.domain.agent_records import Profile
-from agent_workspace.domain.clock import iso
-from agent_workspace.domain.errors import Conflict, NotFound, PayloadError
+from agent_workspace.domain.errors import Conflict, NotFound
 from agent_workspace.domain.models import Actor
 from agent_workspace.observability import count
 from agent_workspace.runtime import Runtime
 from agent_workspace.services.agent_sessions import check_session, entry
-from agent_workspace.services.agents import find, readable
+from agent_workspace.services.agents import checked_profile, find, readable
 from agent_workspace.store.agent_writes import Refused
 
 
@@ -26,17 +24,6 @@ def get_profiles(rt: Runtime, actor: Actor, ref: str) -> dict[str, Any]:
         "revision": 0,
     }
     return {"agent": agent.id, "default": default, "profiles": profiles}
-
-
-def new_profile(
-    agent_id: str, harness: str, settings: dict[str, Any], addendum: str, revision: int, now: datetime
-) -> Profile:
-    """A profile checked against its harness's own fields."""
-    if len(addendum) > rules.ADDENDUM_MAX:
-        raise PayloadError(
-            f"addendum is {len(addendum):,} characters; at most {rules.ADDENDUM_MAX:,}", field="addendum"
-        )
-    return Profile(agent_id, harness, rules.check_settings(harness, settings), addendum, revision, iso(now))
 
 
 def set_profile(
@@ -57,7 +44,7 @@ def set_profile(
     if expected_revision is not None and (current.revision if current else 0) != expected_revision:
         raise _stale(harness, current, expected_revision)
     revision = (current.revision if current else 0) + 1
-    profile = new_profile(agent.id, harness, settings or {}, addendum or "", revision, rt.clock())
+    profile = checked_profile(agent.id, harness, settings or {}, addendum or "", revision, rt.clock())
     write = rt.agent_briefs.write(agent.id).activity(
         entry(rt, agent.id, "prompt", f"profile for {harness} set (revision {revision})", actor, session)
     )

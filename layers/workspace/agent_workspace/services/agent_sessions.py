@@ -51,14 +51,22 @@ def in_session(rt: Runtime, write: AgentWrite, session: str) -> AgentWrite:
     return write.in_session(session, iso(now), iso(now - timedelta(days=rules.SESSION_IDLE_DAYS)))
 
 
-def session_refusal(rt: Runtime, agent: Agent, session: str) -> WorkspaceError:
+def session_refusal(rt: Runtime, agent_id: str, session: str | None) -> WorkspaceError:
     """Why the session refused the write, read only once it has."""
-    found = rt.agents.session(agent.id, session)
+    found = rt.agents.session(agent_id, session) if session else None
     if found is None:
-        return NotFound(f"session {echo(session)} is not a load session of agent {agent.id}; call load_agent first")
+        return NotFound(f"session {echo(session)} is not a load session of agent {agent_id}; call load_agent first")
     return Conflict(
         f"session {session} has been idle since {found.last_active_at}: a session stops accepting writes after "
         f"{rules.SESSION_IDLE_DAYS} idle days; call load_agent again for a new one"
+    )
+
+
+def stale(what: str, revision: int, expected: int, body: str) -> Conflict:
+    """A write based on a revision that is no longer the current one, refused with the current body to merge."""
+    return Conflict(
+        f"{what} is at revision {revision}, not {expected}: merge with its current body and update with "
+        f"expectedRevision {revision}. The current body:\n{body}"
     )
 
 

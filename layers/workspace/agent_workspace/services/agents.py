@@ -168,6 +168,17 @@ def create(
 PROFILES_FIELD = "profiles"
 
 
+def checked_profile(
+    agent_id: str, harness: str, settings: dict[str, Any], addendum: str, revision: int, now: Any, where: str = ""
+) -> Profile:
+    """A profile whose settings are its harness's own fields and whose addendum fits."""
+    if len(addendum) > rules.ADDENDUM_MAX:
+        raise PayloadError(
+            f"{where}addendum is {len(addendum):,} characters; at most {rules.ADDENDUM_MAX:,}", field=f"{where}addendum"
+        )
+    return Profile(agent_id, harness, rules.check_settings(harness, settings), addendum, revision, iso(now))
+
+
 def _profiles(agent_id: str, given: dict[str, dict[str, Any]], now: Any) -> list[Profile]:
     """Each harness's profile, checked against its own settings (at most one per harness and the default)."""
     made = []
@@ -178,13 +189,8 @@ def _profiles(agent_id: str, given: dict[str, dict[str, Any]], now: Any) -> list
         settings, addendum = profile.get("settings") or {}, profile.get("addendum") or ""
         if not isinstance(settings, dict) or not isinstance(addendum, str):
             raise PayloadError(f"{where}: settings must be an object and addendum a string", field=where)
-        if len(addendum) > rules.ADDENDUM_MAX:
-            raise PayloadError(
-                f"{where}.addendum is {len(addendum):,} characters; at most {rules.ADDENDUM_MAX:,}",
-                field=f"{where}.addendum",
-            )
         tool = rules.harness_id(harness, where, allow_default=True)
-        made.append(Profile(agent_id, tool, rules.check_settings(tool, settings), addendum, 1, iso(now)))
+        made.append(checked_profile(agent_id, tool, settings, addendum, 1, now, f"{where}."))
     if len({p.harness for p in made}) < len(made):
         raise PayloadError(f"{PROFILES_FIELD} names one harness twice (an alias and its id)", field=PROFILES_FIELD)
     return made
