@@ -127,3 +127,17 @@ async def test_transfer_moves_the_agent_to_another_account(api, other):
     assert api.post(f"/agents/{made['id']}/transfer", json={"account": account_id}).json()["account"] == account_id
     assert api.get("/agents").json()["agents"] == []
     assert [a["slug"] for a in their_api.get("/agents").json()["agents"]] == ["moved"]
+
+
+async def test_a_minted_credential_reaches_one_workspace_and_loads_the_agent(api, live, seeded):
+    made = api.post("/agents", json={"name": "Runner", "prompt": "Run it."}).json()
+    minted = api.post(f"/agents/{made['id']}/credentials", json={"workspace": seeded.workspace_id, "harness": "codex"})
+    assert minted.status_code == 201, minted.text
+    credential = minted.json()
+    assert credential["agentToken"] not in credential["connect"] and made["id"] in credential["load"]
+    async with connected(live.url, credential["agentToken"]) as runner:
+        text, is_error = await runner.raw("load_agent", {"agent": made["id"], "harness": "codex"})
+        assert not is_error and "Run it." in text
+    assert_problem(api.post(f"/agents/{made['id']}/credentials", json={"workspace": "0kGogHmaqvZ"}), 404, "workspace")
+    activity = api.get(f"/agents/{made['id']}/activity").json()["items"]
+    assert any(item["summary"].startswith(f"credential {credential['tokenId']} minted") for item in activity)

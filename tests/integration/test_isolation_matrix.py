@@ -1010,6 +1010,7 @@ ROUTES: dict[str, RouteCase] = {
     ),
     "/api/agents/{agent}/shares/{account}": RouteCase(lambda w: _agent(w, account=w.account_b)),
     "/api/agents/{agent}/accept": RouteCase(_agent, bodies={"POST": lambda w: {"follow": True}}),
+    "/api/agents/{agent}/credentials": RouteCase(_agent, bodies={"POST": lambda w: {"workspace": w.w1}}),
     "/api/agents/{agent}/transfer": RouteCase(_agent, bodies={"POST": lambda w: {"account": w.account_b}}),
     "/api/pano": RouteCase(b_sees=lambda w: "attacker doc"),
     "/api/pano/{doc_id}": RouteCase(lambda w: {"doc_id": w.doc_id}),

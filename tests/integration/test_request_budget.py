@@ -134,6 +134,8 @@ class Made:
     claimable: list[str]  # board tasks, one per claim
     working: list[str]  # board tasks claimed beforehand, one per progress report
     delivering: list[str]  # board tasks claimed beforehand, one per completion
+    agent_id: str = ""  # an agent of the repo with a prompt, the memory budget-note and the brief budget-brief
+    agent_session: str = ""  # a load session of it
 
 
 def attachments(*ids: str) -> list[dict[str, str]]:
@@ -186,6 +188,29 @@ def made(moto_endpoint, aws_clients) -> Iterator[Made]:
         claimable, working, delivering = (
             board_tasks(n, c) for n, c in (("claim", False), ("work", True), ("deliver", True))
         )
+        agent_id = json.loads(handler.ok(token, "agent", "create", name="Budget Agent", prompt="Spend little."))["id"]
+        session = handler.ok(token, "agent", "load", agent=agent_id).rsplit("Session: ", 1)[1][:36]
+        handler.ok(
+            token,
+            "agent",
+            "remember",
+            agent=agent_id,
+            session=session,
+            name="budget-note",
+            type="project",
+            description="d",
+            body="budget words",
+        )
+        handler.ok(
+            token,
+            "agent",
+            "updateBrief",
+            agent=agent_id,
+            session=session,
+            name="budget-brief",
+            description="d",
+            body="b",
+        )
         yield Made(
             runtime,
             seeded,
@@ -197,6 +222,8 @@ def made(moto_endpoint, aws_clients) -> Iterator[Made]:
             claimable,
             working,
             delivering,
+            agent_id,
+            session,
         )
 
 
@@ -292,6 +319,52 @@ CASES = {
     "task show": Case(reads_at_most(4), "task", lambda m, i: act("show", taskId=m.plain[i])),
     "task list, filtered": Case(reads_at_most(1), "task", lambda m, i: act("list", query="plain", status="ready")),
     "task propose": Case(requests_at_most(3), "task", lambda m, i: act("propose", title=f"proposed {i}")),
+    # The agent repo (decision 0009): the record's read, then what the action needs, then one transaction.
+    "agent load": Case(  # record, prompt, profiles, memory index, briefs; the session's transaction
+        requests_at_most(6), "agent", lambda m, i: act("load", agent=m.agent_id)
+    ),
+    "agent recall by name": Case(
+        reads_at_most(2), "agent", lambda m, i: act("recall", agent=m.agent_id, name="budget-note")
+    ),
+    "agent recall, words": Case(  # the record, the index's one Query, one BatchGetItem of bodies
+        reads_at_most(3), "agent", lambda m, i: act("recall", agent=m.agent_id, query="budget words")
+    ),
+    "agent remember, append": Case(
+        requests_at_most(2),
+        "agent",
+        lambda m, i: act(
+            "remember", agent=m.agent_id, session=m.agent_session, name="budget-note", mode="append", body=f"more {i}"
+        ),
+    ),
+    "agent remember, create": Case(
+        requests_at_most(2),
+        "agent",
+        lambda m, i: act(
+            "remember",
+            agent=m.agent_id,
+            session=m.agent_session,
+            name=f"new-{i}",
+            type="user",
+            description="d",
+            body="b",
+        ),
+    ),
+    "agent updateBrief": Case(  # the record, the brief as read, the transaction
+        requests_at_most(3),
+        "agent",
+        lambda m, i: act(
+            "updateBrief",
+            agent=m.agent_id,
+            session=m.agent_session,
+            name="budget-brief",
+            body=f"v{i + 2}",
+            expectedRevision=i + 1,
+        ),
+    ),
+    "agent getBrief": Case(
+        reads_at_most(2), "agent", lambda m, i: act("getBrief", agent=m.agent_id, name="budget-brief")
+    ),
+    "agent activity": Case(reads_at_most(2), "agent", lambda m, i: act("activity", agent=m.agent_id)),
     "skills delete a file": Case(
         requests_at_most(2), "skills", lambda m, i: act("delete", uri=f"skill://budget/trash/{i}.md")
     ),

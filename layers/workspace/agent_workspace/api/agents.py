@@ -114,6 +114,11 @@ class AcceptIn(Body):
     follow: bool = False
 
 
+class CredentialIn(Body):
+    workspace: str = Field(description="The workspace of the account the token reaches")
+    harness: str | None = Field(None, description="The tool it is for, to tailor the connect note")
+
+
 class TransferIn(Body):
     account: str
 
@@ -308,7 +313,7 @@ def activity(
     agent: str,
     human: HumanDep,
     rt: RuntimeDep,
-    kind: Literal["all", "prompt", "briefs", "memory", "sessions", "sharing"] = "all",
+    kind: Literal["all", "prompt", "briefs", "memory", "sessions", "sharing", "agent"] = "all",
     limit: int = 50,
     cursor: str | None = None,
 ) -> dict[str, Any]:
@@ -354,6 +359,15 @@ def unshare(agent: str, account: str, human: HumanDep, rt: RuntimeDep) -> dict[s
 def accept(agent: str, payload: AcceptIn, human: HumanDep, rt: RuntimeDep) -> dict[str, Any]:
     """Accept an agent shared with this account, at its live version; `follow` takes later versions too."""
     return agent_person.accept(rt, _person(human), agent, payload.follow)
+
+
+@router.post("/{agent}/credentials", status_code=status.HTTP_201_CREATED)
+def mint_credential(
+    agent: str, payload: CredentialIn, request: Request, human: HumanDep, rt: RuntimeDep
+) -> dict[str, Any]:
+    """An agent token of one workspace, to run this agent in a tool: shown once, stored hashed."""
+    mcp_url = f"{base_url(rt, request)}/mcp"
+    return agent_person.mint_credential(rt, _person(human), agent, payload.workspace, payload.harness, mcp_url)
 
 
 @router.post("/{agent}/transfer")

@@ -6,14 +6,16 @@ from dataclasses import replace
 from typing import Any
 
 from agent_workspace.domain import agents as rules
+from agent_workspace.domain.agent_checkout import CheckoutAgent, checkout, instruction
 from agent_workspace.domain.agent_records import Share
 from agent_workspace.domain.clock import iso
 from agent_workspace.domain.errors import Conflict, Forbidden, NotFound, PayloadError
 from agent_workspace.domain.ids import is_id
 from agent_workspace.domain.models import Actor
 from agent_workspace.domain.text import echo
+from agent_workspace.domain.tokens import TokenKind
 from agent_workspace.runtime import Runtime
-from agent_workspace.services import agents
+from agent_workspace.services import accounts, agents
 from agent_workspace.services.agent_sessions import entry
 from agent_workspace.store.agent_writes import Refused
 
@@ -124,6 +126,31 @@ def accept(rt: Runtime, actor: Actor, ref: str, follow: bool) -> dict[str, Any]:
     what = f"account {actor.account_id} accepted version {accepted.accepted_version}"
     rt.agents.put_share(accepted, entry(rt, found.agent.id, "sharing", what, actor), new=False)
     return accepted.public()
+
+
+def mint_credential(
+    rt: Runtime, actor: Actor, ref: str, workspace_id: str, harness: str | None, server_url: str
+) -> dict[str, Any]:
+    """An agent token of one of the account's workspaces, minted to run this agent: shown once, stored hashed; with
+    how to connect the harness and the instruction that loads the agent."""
+    found = agents.find_loadable(rt, actor, ref)
+    accounts.owned_workspace(rt.accounts, actor.account_id, workspace_id)
+    tool = rules.harness_id(harness) if harness is not None else "other"
+    issued = accounts.issue_token(rt.accounts, TokenKind.AGENT, actor.account_id, workspace_id)
+    agent = found.agent
+    what = f"credential {issued.record.id} minted in workspace {workspace_id}"
+    rt.agents.record(agent.id, entry(rt, agent.id, "agent", what, actor))
+    pointer = CheckoutAgent(agent.id, agent.slug, agent.name, agent.description)
+    guide = checkout(pointer, tool, "primary", None, server_url, {}, None, False)
+    return {
+        "agent": agent.id,
+        "workspaceId": workspace_id,
+        "tokenId": issued.record.id,
+        "agentToken": issued.token,
+        "createdAt": issued.record.created_at,
+        "connect": guide["connect"],
+        "load": instruction(pointer, tool, None),
+    }
 
 
 def transfer(rt: Runtime, actor: Actor, ref: str, account_id: str) -> dict[str, Any]:

@@ -198,7 +198,7 @@ ACTIVITY_LIMIT_MAX = 100
 def activity_of(rt: Runtime, actor: Actor, ref: str, kind: str, limit: int, cursor: str | None) -> dict[str, Any]:
     """Newest first; shares only for the owner."""
     if kind != "all" and kind not in ACTIVITY_KINDS:
-        raise PayloadError(f"kind must be all, {', '.join(k for k in ACTIVITY_KINDS if k != 'agent')}", field="kind")
+        raise PayloadError(f"kind must be all, {', '.join(ACTIVITY_KINDS)}", field="kind")
     if not 1 <= limit <= ACTIVITY_LIMIT_MAX:
         raise PayloadError(f"limit must be 1-{ACTIVITY_LIMIT_MAX}", field="limit")
     found = readable(rt, actor, ref)

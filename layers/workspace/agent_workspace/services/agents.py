@@ -156,7 +156,9 @@ def create(
     agent = replace(agent, profile_tools=frozenset(p.harness for p in made))
     version = PromptVersion(agent.id, 1, prompt or "", now, actor.kind, actor.token_id, harness) if first else None
     try:
-        rt.agents.create(agent, version, rules.AGENTS_PER_ACCOUNT, made)
+        summary = f"created @{slug}" + (" with prompt version 1" if version else "")
+        created = Activity(new_id(), agent.id, "agent", summary, now, actor.kind)
+        rt.agents.create(agent, version, rules.AGENTS_PER_ACCOUNT, made, created)
     except SlugTaken:
         raise Conflict(f"slug {slug!r} is taken by another agent of this account; choose another") from None
     except AgentCapReached:

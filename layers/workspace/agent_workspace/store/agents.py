@@ -51,7 +51,14 @@ class AgentStore:
         self._db = dynamodb
         self._table = table_name
 
-    def create(self, agent: Agent, prompt: PromptVersion | None, most: int, profiles: tuple[Profile, ...] = ()) -> None:
+    def create(
+        self,
+        agent: Agent,
+        prompt: PromptVersion | None,
+        most: int,
+        profiles: tuple[Profile, ...] = (),
+        entry: Activity | None = None,
+    ) -> None:
         """The record, its @handle and the account's count in one transaction (and its first prompt version and
         profiles)."""
         items: list[dict[str, Any]] = [
@@ -70,6 +77,11 @@ class AgentStore:
         ]
         if prompt is not None:
             items.append(self._put(_prompt_item(prompt), new=True))
+        if entry is not None:
+            values = _ACTIVITY.dump_python(entry, by_alias=True, exclude_none=True)
+            items.append(
+                self._put({**values, keys.PK: keys.agent_pk(agent.id), keys.SK: keys.agent_activity_sk(entry.id)})
+            )
         for profile in profiles:
             values = _PROFILE.dump_python(profile, by_alias=True, exclude_none=True)
             items.append(

@@ -60,7 +60,11 @@ class ForgetPayload(Payload):
 
 class ActivityPayload(Payload):
     agent: str = AGENT
-    kind: Literal["all", "prompt", "briefs", "memory", "sessions", "sharing"] = Field("all", description="default all")
+    kind: Literal["all", "prompt", "briefs", "memory", "sessions", "sharing", "agent"] = Field(
+        "all",
+        description="all (default), prompt, briefs, memory, sessions, sharing, or agent (its record: created, "
+        "handle, lock, archive, credentials)",
+    )
     limit: int = Field(50, description="1-100, default 50")
     cursor: str | None = None
 
