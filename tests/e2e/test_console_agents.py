@@ -7,11 +7,14 @@ agent would have written, an agent to share) and checks what the page did. A sec
 
 import re
 
+import anyio
 import httpx
 from playwright.sync_api import Locator, Page, expect
 
+from agent_workspace.domain.tokens import TokenKind, hash_token
 from agent_workspace.services import accounts
-from tests.e2e.test_console import WAIT_MS, sign_in
+from tests.e2e.test_console import WAIT_MS, Background, sign_in
+from tests.support import connected
 
 HOSTILE = '<img src=x onerror="document.title=\'pwned\'"><script>document.title="pwned"</script>'
 
@@ -258,3 +261,51 @@ def test_an_agent_shared_with_another_account_is_accepted_there(live, seeded, ru
     assert (share["account"], share["accepted"], share["follow"], share["access"]) == (
         friend_account, True, True, "edit",
     )  # fmt: skip
+
+
+def test_a_credential_minted_in_the_console_loads_the_agent_over_mcp(live, seeded, runtime, console):
+    page = console
+    with agents_api(live, seeded.human_token) as http:
+        made = http.post("/api/agents", json={"name": "Runner", "prompt": "Run the checks."}).json()
+    sign_in(page, live, seeded.human_token)
+    open_agents(page)
+    open_agent(page, "Runner")
+
+    credential = detail(page).get_by_role("region", name="Credential", exact=True)
+    expect(credential.get_by_label("Workspace for the token")).to_have_value(seeded.workspace_id, timeout=WAIT_MS)
+    credential.get_by_label("Tool to run it in").select_option("codex")
+    credential.get_by_role("button", name="Mint credential").click()
+    expect(status(page)).to_contain_text("Credential minted in")
+    expect(credential.get_by_role("heading", name="Credential for Codex in")).to_be_focused()
+    expect(credential.get_by_text("Shown once: store it now; revoke it under the workspace's tokens.")).to_be_visible()
+    token_field = credential.get_by_label("Credential token")
+    expect(token_field).to_have_value(re.compile(r"^aw_agent_\S+$"))
+    token = token_field.input_value()
+    expect(credential.locator("#agent-credential-connect")).to_contain_text(f"{live.url}/mcp")
+    expect(credential.locator("#agent-credential-connect")).not_to_contain_text(token)
+    expect(credential.locator("#agent-credential-load")).to_contain_text(made["id"])
+
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live.url)
+    credential.get_by_role("button", name="Copy credential token").click()
+    expect(status(page)).to_have_text("The credential token was copied to the clipboard.")
+    assert page.evaluate("navigator.clipboard.readText()") == token
+
+    # The token is an agent token of that workspace, and loads the agent over MCP.
+    principal = runtime.accounts.resolve_token(hash_token(token))
+    assert principal is not None
+    assert (principal.kind, principal.account_id, principal.workspace_id) == (
+        TokenKind.AGENT, seeded.account_id, seeded.workspace_id,
+    )  # fmt: skip
+
+    async def load() -> tuple[str, bool]:
+        async with connected(live.url, token) as runner:
+            return await runner.raw("load_agent", {"agent": made["id"], "harness": "codex"})
+
+    text, is_error = Background(lambda: anyio.run(load)).result()
+    assert not is_error and "Run the checks." in text, text
+
+    # Stored: it leaves the page.
+    credential.get_by_role("button", name="I have stored it").click()
+    expect(status(page)).to_have_text("The credential token is no longer shown.")
+    expect(token_field).to_be_hidden()
+    expect(token_field).to_have_value("")

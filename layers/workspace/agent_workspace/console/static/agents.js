@@ -3,7 +3,9 @@
 // Account-wide, not per workspace: `#/agents` lists the account's agents (mine, shared with me, archived) and
 // `#/agents/<id>` opens one: its header (name, @handle, revision, lock, archive, delete), then one part at a
 // time — prompt and its versions (with a line diff against the live one), profiles, briefs, memories,
-// activity, sharing. Only the part on screen is polled, in the console's own polling round.
+// activity, sharing. Only the part on screen is polled, in the console's own polling round. An agent the person
+// can load (their own, or shared and accepted, and not archived) also gets a credential minted here: an agent token
+// of one of the account's workspaces, shown once, with how to connect the tool and the instruction that loads it.
 //
 // The same rules as app.js: what the server sends (written by agents too, so untrusted) reaches the page
 // through textContent and attributes set one by one, never innerHTML; lists are reconciled by key, so a
@@ -313,6 +315,8 @@ export function createAgents(ui) {
     }
     for (const id of ["agent-diff-box", "agent-brief", "agent-prompt-stale", "agent-versions-more"]) $(id).hidden = true;
     $("agent-prompt").value = "";
+    $("agent-credential-workspace").replaceChildren(); // filled again, from the console's workspace, when shown
+    hideCredential();
     $("agent-edit").open = false;
     $("agent-brief-new").open = false;
     $("agent-brief-form-h").textContent = "New brief";
@@ -382,6 +386,9 @@ export function createAgents(ui) {
     for (const node of $("agent-detail").querySelectorAll(".agent-owner")) node.hidden = !who.owner;
     for (const node of $("agent-detail").querySelectorAll(".agent-write")) node.hidden = !who.canEdit;
     $("agent-parts-box").hidden = who.awaiting;
+    const loadable = !agent.archived && (who.owner || (who.shared && !who.awaiting));
+    $("agent-credential").hidden = !loadable;
+    if (loadable) credentialWorkspaces();
     $("agent-prompt").readOnly = !who.canEdit;
     $("agent-prompt-lock-note").hidden = !agent.promptLocked;
     if (!$("agent-edit").open) fillEdit(agent);
@@ -472,6 +479,86 @@ export function createAgents(ui) {
       },
       event.submitter,
     );
+  }
+
+  // -- a credential to run the open agent in a tool --------------------------------------------------
+
+  /** The account's workspaces, as the console's workspace switch lists them (app.js keeps it current each round);
+   * the one the console is in is picked first. */
+  function credentialWorkspaces() {
+    const select = $("agent-credential-workspace");
+    const fresh = select.options.length === 0;
+    const source = $("workspace-select");
+    const workspaces = Array.from(source.options)
+      .filter((option) => option.value)
+      .map((option) => ({ id: option.value, title: option.textContent }));
+    reconcile(
+      select,
+      workspaces,
+      (w) => w.id,
+      (w) => el("option", { value: w.id, text: w.title }),
+      (node, w) => {
+        node.textContent = w.title;
+      },
+    );
+    if (fresh && workspaces.some((w) => w.id === source.value)) select.value = source.value;
+    $("agent-credential-none").hidden = workspaces.length > 0;
+  }
+
+  async function mintCredential(event) {
+    event.preventDefault();
+    const workspaceSelect = $("agent-credential-workspace");
+    const toolSelect = $("agent-credential-tool");
+    const workspace = workspaceSelect.value;
+    if (!workspace) {
+      ui.showError(new Error("the account has no workspace yet: create one first"), "Minting the credential");
+      return;
+    }
+    const title = workspaceSelect.selectedOptions[0].textContent;
+    const tool = toolSelect.selectedOptions[0].textContent;
+    const id = a.id;
+    await attempt(
+      "Minting the credential failed",
+      async () => {
+        const minted = await api("POST", path("/credentials"), { workspace, harness: toolSelect.value });
+        if (a.id !== id) return;
+        $("agent-credential-minted-h").textContent = `Credential for ${tool} in ${title}`;
+        $("agent-credential-meta").textContent = `token ${minted.tokenId} · minted ${when(minted.createdAt)}`;
+        $("agent-credential-token").value = minted.agentToken;
+        $("agent-credential-connect").textContent = minted.connect;
+        $("agent-credential-load").textContent = minted.load;
+        $("agent-credential-minted").hidden = false;
+        done(`Credential minted in ${title}. Store its token now: it is shown once.`);
+        $("agent-credential-minted-h").focus();
+      },
+      event.submitter,
+    );
+  }
+
+  /** The minted token leaves the page: stored, or another agent opened. */
+  function hideCredential() {
+    $("agent-credential-token").value = "";
+    for (const id of ["agent-credential-minted-h", "agent-credential-meta", "agent-credential-connect",
+      "agent-credential-load"]) {
+      $(id).textContent = "";
+    }
+    $("agent-credential-minted").hidden = true;
+  }
+
+  /** As the console copies a new workspace's token: to the clipboard, else selected for the person to copy. */
+  async function copyToken() {
+    const field = $("agent-credential-token");
+    const text = field.value;
+    try {
+      if (!navigator.clipboard || !window.isSecureContext) throw new Error("no clipboard");
+      await navigator.clipboard.writeText(text);
+      ui.announce("The credential token was copied to the clipboard.");
+    } catch {
+      field.focus();
+      field.select();
+      field.setSelectionRange(0, text.length);
+      ui.announce("The credential token is selected: press Ctrl+C (or ⌘C) to copy it.");
+    }
   }
 
   // -- the parts -----------------------------------------------------------------------------------
@@ -1251,6 +1338,13 @@ export function createAgents(ui) {
     confirming($("agent-delete"), "Delete this agent for everyone, with all it holds? This cannot be undone.",
       "Delete for good", "Deleting the agent failed", deleteAgent);
     $("agent-accept-form").addEventListener("submit", accept);
+    $("agent-credential-form").addEventListener("submit", mintCredential);
+    $("agent-credential-copy").addEventListener("click", copyToken);
+    $("agent-credential-done").addEventListener("click", () => {
+      hideCredential();
+      ui.announce("The credential token is no longer shown.");
+      $("agent-credential-h").focus();
+    });
     $("agent-prompt-form").addEventListener("submit", savePrompt);
     $("agent-prompt-reload").addEventListener("click", reloadPrompt);
     $("agent-versions-more").addEventListener("click", moreVersions);
