@@ -44,6 +44,7 @@ from agent_workspace.services import (
     agent_sessions,
     agents,
     board,
+    channel,
     elicitations,
     events,
     memory,
@@ -121,6 +122,7 @@ class World:
     queued_call_id: str
     pending_call_id: str
     project_id: str
+    permission_id: str  # a pending permission question of W1's channel (and W1 always allows VictimTool)
     agent_id: str  # an agent of A's repo: every workspace of A may use it, by design
     agent_session: str  # a load session of it, with a memory, a brief and a profile written
     a_workspaces: frozenset[str] = field(default_factory=frozenset)
@@ -250,6 +252,10 @@ def build_world(rt: Runtime, http: httpx.Client) -> World:
     project = board.create_project(rt, agent, f"{SECRET} project", f"{SECRET} description")
     board.create_epic(rt, agent, f"{SECRET} epic", f"{SECRET} description")
     repo_agent, agent_session = furnished_agent(rt, agent, f"{SECRET} agent")
+    channel.push(rt, w1.id, "reply", task.id, f"{SECRET} pushed")
+    always, _ = channel.ask_permission(rt, agent, "victim-1", "VictimTool", f"{SECRET} d", f"{SECRET} p", None)
+    channel.decide(rt, w1.id, always["id"], "always")
+    permission, _ = channel.ask_permission(rt, agent, "victim-2", "OtherTool", f"{SECRET} d", f"{SECRET} p", None)
 
     return World(
         rt=rt,
@@ -287,6 +293,7 @@ def build_world(rt: Runtime, http: httpx.Client) -> World:
         queued_call_id=queued.id,
         pending_call_id=pending.id,
         project_id=project.id,
+        permission_id=permission["id"],
         agent_id=repo_agent.id,
         agent_session=agent_session,
         a_workspaces=frozenset({w1.id, w2.id, w3.id, w4.id}),
@@ -397,7 +404,7 @@ def fingerprint(w: World) -> dict[str, str]:
     workspace of A changes by design (its own workspace record, its publications, pano docs other than the
     victim's). Token items are left out: their rate-limit counters move with every request.
     """
-    mine = (f"WS#{w.w1}", f"WS#{w.w3}", f"WS#{w.w4}", f"SKILL#{w.w1}.", f"AGENT#{w.agent_id}")
+    mine = (f"WS#{w.w1}", f"WS#{w.w3}", f"WS#{w.w4}", f"SKILL#{w.w1}.", f"AGENT#{w.agent_id}", f"CHANNEL#{w.w1}")
 
     def kept(item: dict[str, Any]) -> bool:
         pk, sk = item["PK"]["S"], item["SK"]["S"]
@@ -855,6 +862,7 @@ class RouteCase:
     bodies: dict[str, Callable[[World], Any]] = field(default_factory=dict)
     query: dict[str, str] = field(default_factory=dict)
     b_sees: Callable[[World], str] | None = None  # account-scoped GET: something of B's that B's answer shows
+    agent_route: bool = False  # called with an agent token (the channel): a human is refused, W2's agent sees W2's
 
     def path_params(self, w: World, method: str) -> dict[str, str]:
         return {**self.params(w), **self.by_method.get(method, lambda w: {})(w)}
@@ -1012,6 +1020,19 @@ ROUTES: dict[str, RouteCase] = {
     "/api/agents/{agent}/accept": RouteCase(_agent, bodies={"POST": lambda w: {"follow": True}}),
     "/api/agents/{agent}/credentials": RouteCase(_agent, bodies={"POST": lambda w: {"workspace": w.w1}}),
     "/api/agents/{agent}/transfer": RouteCase(_agent, bodies={"POST": lambda w: {"account": w.account_b}}),
+    "/api/channel/events": RouteCase(agent_route=True),
+    "/api/channel/permissions": RouteCase(
+        bodies={"POST": lambda w: {"requestId": "attacker", "toolName": "VictimTool"}}, agent_route=True
+    ),
+    "/api/workspaces/{workspace_id}/permissions": RouteCase(_w1),
+    "/api/workspaces/{workspace_id}/permissions/{question_id}": RouteCase(
+        lambda w: {"workspace_id": w.w1, "question_id": w.permission_id},
+        bodies={"POST": lambda w: {"decision": "allow"}},
+    ),
+    "/api/workspaces/{workspace_id}/permission-rules": RouteCase(_w1),
+    "/api/workspaces/{workspace_id}/permission-rules/{tool}": RouteCase(
+        lambda w: {"workspace_id": w.w1, "tool": "VictimTool"}
+    ),
     "/api/pano": RouteCase(b_sees=lambda w: "attacker doc"),
     "/api/pano/{doc_id}": RouteCase(lambda w: {"doc_id": w.doc_id}),
     "/api/pano/{doc_id}/comments": RouteCase(
@@ -1104,6 +1125,18 @@ def test_rest_route(world: World, stored: dict[str, str], method: str, path: str
     w = world
     response, sent = rest_call(w, method, path, kind)
     where = f"{method} {sent} as {kind}: {response.status_code} {response.text}"
+    if ROUTES[path].agent_route and kind not in (REVOKED_HUMAN, NO_TOKEN):
+        if kind == AGENT_W1:
+            return  # the victim's own agent, on its own channel
+        assert SECRET not in response.text, where
+        if kind == AGENT_W2:  # the neighbour's agent hears its own workspace's channel, nothing of W1's
+            assert 200 <= response.status_code < 300, where
+            assert leaked(response.text, w.ids_of_w1(), sent) == [], where
+        else:
+            assert response.status_code == 403, where
+        if method != "GET":
+            assert_untouched(w, stored)
+        return
     assert SECRET not in response.text, where
     if kind in (REVOKED_HUMAN, NO_TOKEN):  # refused before any handler runs: the last test checks the victim
         assert response.status_code == 401, where

@@ -12,6 +12,7 @@ from agent_workspace.store.agent_memory import AgentMemoryStore
 from agent_workspace.store.agents import AgentStore
 from agent_workspace.store.blobs import BlobStore
 from agent_workspace.store.board import BoardStore
+from agent_workspace.store.channel import ChannelStore
 from agent_workspace.store.clients import AwsClients
 from agent_workspace.store.elicitations import ElicitationStore
 from agent_workspace.store.events import EventStore
@@ -60,6 +61,10 @@ class Runtime:
     @cached_property
     def agent_briefs(self) -> AgentBriefStore:
         return AgentBriefStore(self.clients.dynamodb, self.settings.table_name)
+
+    @cached_property
+    def channel(self) -> ChannelStore:
+        return ChannelStore(self.clients.dynamodb, self.settings.table_name)
 
     @cached_property
     def board(self) -> BoardStore:

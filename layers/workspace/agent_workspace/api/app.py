@@ -10,6 +10,7 @@ from agent_workspace.api import (
     board,
     board_tasks,
     bridge,
+    channel,
     console,
     elicitations,
     errors,
@@ -74,6 +75,7 @@ def create_app(runtime: Runtime) -> FastAPI:
     app.include_router(events.router)
     app.include_router(pano.router)
     app.include_router(agents.router)
+    app.include_router(channel.router)
     app.include_router(board.router)
     app.include_router(board_tasks.router)
     app.include_router(bridge.router)

@@ -52,3 +52,8 @@ def check_id(value: str, field_name: str) -> str:
     if not isinstance(value, str) or not is_id(value):
         raise PayloadError(f"{field_name} must be a base62 id such as '0kGogHmaqvZ'", field=field_name)
     return value
+
+
+def first_id_at(millis: int) -> str:
+    """The smallest id made at `millis`: every id made then or later sorts after it (a cursor for "since then")."""
+    return _encode(millis, _TIME_CHARS) + ALPHABET[0] * _RANDOM_CHARS

@@ -31,6 +31,7 @@ from agent_workspace.domain.tasks import Message, check_text, existing_id
 from agent_workspace.domain.text import echo
 from agent_workspace.observability import count
 from agent_workspace.runtime import Runtime
+from agent_workspace.services import channel
 
 _FIRST_POLL = 0.25
 _MAX_POLL = 3.0
@@ -143,6 +144,7 @@ def answer(rt: Runtime, workspace_id: str, elicitation_id: str, action: str, con
     )
     rt.elicitations.answer(elicitation, reply, iso(now), line)
     count("ElicitationAnswered")
+    channel.push(rt, workspace_id, "answer", elicitation.task_id, line.text, question=elicitation.id)
     return {"id": elicitation.id, "taskId": elicitation.task_id, "answer": reply}
 
 

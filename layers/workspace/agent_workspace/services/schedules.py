@@ -18,6 +18,7 @@ from agent_workspace.domain.ids import is_id, new_id
 from agent_workspace.domain.tasks import AttachmentRef, Task, existing_id
 from agent_workspace.observability import count, logger
 from agent_workspace.runtime import Runtime
+from agent_workspace.services import channel
 from agent_workspace.store.blobs import attachment_key
 from agent_workspace.store.schedules import schedule_name
 
@@ -97,6 +98,7 @@ def fire(rt: Runtime, event: Any) -> str:
         _rearm(rt, firing.account_id, current)
         return "duplicate"
     count("CronTaskFired")
+    channel.task_pushed(rt, template.workspace_id, "task", run)
     _rearm(rt, firing.account_id, replace(template, next_fire_at=iso(following) if following else None))
     return "created"
 

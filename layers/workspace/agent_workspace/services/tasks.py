@@ -32,7 +32,7 @@ from agent_workspace.domain.tasks import (
 from agent_workspace.domain.text import echo
 from agent_workspace.observability import count
 from agent_workspace.runtime import Runtime
-from agent_workspace.services import events, schedules
+from agent_workspace.services import channel, events, schedules
 from agent_workspace.services.agent_mentions import note_mentions
 from agent_workspace.store.blobs import attachment_key, expires
 
@@ -97,6 +97,8 @@ def create_task(rt: Runtime, actor: Actor, new: NewTask) -> Task:
                     schedules.disarm(rt, task)
                 raise
     count("TaskCreated")
+    if actor.kind == "human":  # what the agent makes for itself it knows already
+        channel.task_pushed(rt, actor.workspace_id, "task", task)
     return task
 
 
@@ -178,6 +180,8 @@ def change_status(
     )
     if old != status:
         count(f"TaskStatus{status.capitalize()}")
+    if actor.kind == "human" and old in ("completed", "rejected") and status in ("notstarted", "ongoing"):
+        channel.push(rt, actor.workspace_id, "reopened", task.id, f"Reopened: {task.title}")
     if status == "completed" and task.event_id:
         newly = publication.issued is not None and publication.issued == task.event_publication_id
         events.send_completion_event(rt, actor.account_id, task, newly_published=newly)
@@ -215,6 +219,8 @@ def post_message(rt: Runtime, actor: Actor, task_id: str, text: str, attachments
         rt.tasks.add_message(actor.account_id, actor.workspace_id, task_id, message)
     count("MessagePosted")
     note_mentions(rt, actor.account_id, text, f"a message of task {task_id} (workspace {actor.workspace_id})")
+    if actor.kind == "human":
+        channel.push(rt, actor.workspace_id, "reply", task_id, text)
     return message
 
 

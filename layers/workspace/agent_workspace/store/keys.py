@@ -382,3 +382,30 @@ AGENT_SHARE_PREFIX = "AGENTSHARE#"
 def agent_share_sk(agent_id: str) -> str:
     """In the receiving account's partition: an agent another account shared with it, and on what terms."""
     return f"{AGENT_SHARE_PREFIX}{agent_id}"
+
+
+def channel_pk(workspace_id: str) -> str:
+    """What the agent of a workspace should hear, in order: one Query from a bridge's cursor reads what is new."""
+    return f"CHANNEL#{workspace_id}"
+
+
+CHANNEL_EVENT_PREFIX = "EVT#"
+
+
+def channel_event_sk(event_id: str) -> str:
+    return f"{CHANNEL_EVENT_PREFIX}{event_id}"
+
+
+PERMISSION_PREFIX = "PERM#"
+
+
+def permission_sk(question_id: str) -> str:
+    return f"{PERMISSION_PREFIX}{question_id}"
+
+
+PERMISSION_RULE_PREFIX = "PERMRULE#"
+
+
+def permission_rule_sk(tool: str) -> str:
+    """A tool the human always allows in this workspace."""
+    return f"{PERMISSION_RULE_PREFIX}{tool}"

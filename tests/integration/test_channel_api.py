@@ -1,0 +1,97 @@
+"""The channel a Claude Code bridge long-polls with its agent token, and the human's permission decisions (issue 19).
+
+The bridge itself (channel/) is tested end to end in test_channel_bridge.py; this is the server's side.
+"""
+
+import time
+
+import httpx
+import pytest
+
+from agent_workspace.services import accounts
+from tests.support import assert_problem, bearer
+
+
+@pytest.fixture
+def human(live, seeded):
+    base = f"{live.url}/api/workspaces/{seeded.workspace_id}"
+    with httpx.Client(base_url=base, headers=bearer(seeded.human_token), timeout=30) as client:
+        yield client
+
+
+@pytest.fixture
+def bridge(live, seeded):
+    with httpx.Client(base_url=f"{live.url}/api/channel", headers=bearer(seeded.agent_token), timeout=30) as client:
+        yield client
+
+
+def test_a_task_a_reply_an_answer_and_a_reopen_arrive_in_order_and_a_cursor_resumes(human, bridge):
+    first = bridge.get("/events").json()
+    assert first["events"] == []
+    task = human.post("/tasks", json={"title": "Ship it", "body": "Release v1."}).json()
+    human.post(f"/tasks/{task['id']}/messages", json={"text": "Also the notes, please."})
+    human.patch(f"/tasks/{task['id']}", json={"status": "completed"})
+    human.patch(f"/tasks/{task['id']}", json={"status": "notstarted"})
+    got = bridge.get("/events", params={"cursor": first["cursor"]}).json()
+    assert [(e["kind"], e["taskId"], e["meta"]["chat_id"]) for e in got["events"]] == [
+        ("task", task["id"], task["id"]),
+        ("reply", task["id"], task["id"]),
+        ("reopened", task["id"], task["id"]),
+    ]
+    assert got["events"][0]["content"] == "Ship it\n\nRelease v1." and got["events"][1]["content"].startswith("Also")
+    assert bridge.get("/events", params={"cursor": got["cursor"]}).json()["events"] == []
+    assert len(bridge.get("/events").json()["events"]) == 3  # no cursor: the last day's
+
+
+def test_a_long_poll_answers_as_soon_as_something_arrives(human, bridge, live, seeded):
+    cursor = bridge.get("/events").json()["cursor"]
+    import threading
+
+    def later() -> None:
+        time.sleep(1.5)
+        with httpx.Client(base_url=f"{live.url}/api/workspaces/{seeded.workspace_id}", headers=bearer(
+                seeded.human_token)) as client:  # fmt: skip
+            client.post("/tasks", json={"title": "Late", "body": ""})
+
+    threading.Thread(target=later).start()
+    started = time.monotonic()
+    got = bridge.get("/events", params={"cursor": cursor, "wait": 15}).json()
+    assert [e["content"] for e in got["events"]] == ["Late"]
+    assert time.monotonic() - started < 10
+
+
+def test_a_permission_request_is_decided_by_the_human_and_always_allow_answers_at_once(human, bridge):
+    cursor = bridge.get("/events").json()["cursor"]
+    asked = bridge.post("/permissions", json={"requestId": "abcde", "toolName": "Bash",
+                                              "description": "Run tests", "inputPreview": "make test"})  # fmt: skip
+    assert asked.status_code == 201 and asked.json()["status"] == "pending"
+    pending = human.get("/permissions").json()["permissions"]
+    assert [(p["toolName"], p["status"], p["inputPreview"]) for p in pending] == [("Bash", "pending", "make test")]
+    assert human.post(f"/permissions/{asked.json()['id']}", json={"decision": "allow"}).json()["status"] == "allowed"
+    assert_problem(human.post(f"/permissions/{asked.json()['id']}", json={"decision": "deny"}), 409, "already")
+    verdict = bridge.get("/events", params={"cursor": cursor}).json()["events"]
+    assert [(e["kind"], e["meta"]) for e in verdict] == [
+        ("permission", {"kind": "permission", "request_id": "abcde", "behavior": "allow"})
+    ]
+    second = bridge.post("/permissions", json={"requestId": "fghij", "toolName": "Bash"}).json()
+    human.post(f"/permissions/{second['id']}", json={"decision": "always"})
+    at_once = bridge.post("/permissions", json={"requestId": "klmno", "toolName": "Bash"})
+    assert at_once.status_code == 200 and at_once.json()["behavior"] == "allow"
+    assert [r["tool"] for r in human.get("/permission-rules").json()["rules"]] == ["Bash"]
+    assert human.delete("/permission-rules/Bash").json() == {"removed": "Bash"}
+    assert bridge.post("/permissions", json={"requestId": "pqrst", "toolName": "Bash"}).status_code == 201
+
+
+def test_each_side_uses_its_own_token_and_reaches_its_own_workspace(human, bridge, live, runtime, seeded):
+    with httpx.Client(base_url=live.url, headers=bearer(seeded.human_token)) as wrong:
+        assert wrong.get("/api/channel/events").status_code == 403
+    with httpx.Client(base_url=live.url, headers=bearer(seeded.agent_token)) as wrong:
+        assert wrong.get(f"/api/workspaces/{seeded.workspace_id}/permissions").status_code == 403
+    human.post("/tasks", json={"title": "Mine", "body": ""})
+    _, other = accounts.create_workspace(runtime.accounts, seeded.account_id, "Other", "")
+    with httpx.Client(base_url=f"{live.url}/api/channel", headers=bearer(other.token)) as neighbour:
+        assert neighbour.get("/events").json()["events"] == []
+    for bad in ({"requestId": "", "toolName": "Bash"}, {"requestId": "a", "toolName": "x" * 201},
+                {"requestId": "a", "toolName": "Bash", "inputPreview": "p" * 8_001}):  # fmt: skip
+        assert bridge.post("/permissions", json=bad).status_code == 422
+    assert_problem(bridge.get("/events", params={"cursor": "../etc"}), 422, "cursor")
