@@ -95,3 +95,36 @@ def test_each_side_uses_its_own_token_and_reaches_its_own_workspace(human, bridg
                 {"requestId": "a", "toolName": "Bash", "inputPreview": "p" * 8_001}):  # fmt: skip
         assert bridge.post("/permissions", json=bad).status_code == 422
     assert_problem(bridge.get("/events", params={"cursor": "../etc"}), 422, "cursor")
+
+
+# "It must cost little on Lambda: measure reads and Lambda-seconds per idle agent-hour and report them."
+
+
+def test_an_idle_agent_hour_costs_1440_reads_and_holds_the_function_for_its_polls(runtime, seeded, monkeypatch):
+    import types
+
+    import anyio
+
+    from agent_workspace.services import channel
+
+    clock = [0.0]
+    reads = []
+
+    async def pause(seconds: float) -> None:
+        clock[0] += seconds
+
+    real = runtime.channel.events_after
+
+    def counted(*args):
+        reads.append(clock[0])
+        return real(*args)
+
+    monkeypatch.setattr(channel, "pause", pause)
+    monkeypatch.setattr(channel, "time", types.SimpleNamespace(monotonic=lambda: clock[0]))
+    monkeypatch.setattr(channel, "wait_ends_at", lambda cap, deadline, margin: clock[0] + cap)
+    monkeypatch.setattr(runtime.channel, "events_after", counted)
+    cursor = anyio.run(channel.events, runtime, seeded.workspace_id, None, 0, None)["cursor"]
+    reads.clear()
+    answer = anyio.run(channel.events, runtime, seeded.workspace_id, cursor, 20, None)
+    assert answer["events"] == [] and clock[0] == 20
+    assert reads == [0, 1, 3, 7, 11, 15, 19, 20]  # 8 reads a 20-second poll: 180 polls, 1,440 reads an idle hour
