@@ -11,6 +11,7 @@ import anyio
 import pytest
 
 from agent_workspace.domain import agents as rules
+from agent_workspace.domain.errors import NotFound
 from agent_workspace.domain.models import Actor
 from agent_workspace.services import accounts, agent_memory
 from tests.support import connected, ok, refused
@@ -358,6 +359,13 @@ async def test_forget_by_name_or_id_and_a_person_restores_it(agent, runtime, see
         agent, "agent", {"action": "restoreMemory", "payload": {"agent": made["id"]}}
     )
     person = Actor("human", seeded.account_id, seeded.workspace_id, "person")
+    real = runtime.clock
+    runtime.clock = lambda: real() + timedelta(days=30, minutes=1)
+    try:
+        with pytest.raises(NotFound, match="30 days"):
+            agent_memory.restore(runtime, person, made["id"], first["id"])
+    finally:
+        runtime.clock = real
     restored = agent_memory.restore(runtime, person, made["id"], first["id"])
     assert restored["restored"]["body"] == "host a"
     assert [m["name"] for m in (await ok(agent, "agent_recall", agent=made["id"]))["memories"]] == ["old-host"]

@@ -378,6 +378,7 @@ def restore(rt: Runtime, actor: Actor, ref: str, memory_id: str) -> dict[str, An
             agent.id,
             memory_id,
             rules.MEMORIES_PER_AGENT,
+            int(rt.clock().timestamp()),
             write.activity(entry(rt, agent.id, "memory", f"restored memory {memory_id}", actor)),
         )
     except LookupError:

@@ -103,14 +103,14 @@ class AgentMemoryStore:
         found = query_prefix(self._db, self._table, keys.agent_pk(agent_id), keys.FORGOTTEN_PREFIX)
         return found
 
-    def restore(self, agent_id: str, memory_id: str, most: int, write: AgentWrite) -> AgentMemory:
+    def restore(self, agent_id: str, memory_id: str, most: int, now: int, write: AgentWrite) -> AgentMemory:
         """A forgotten memory back under its name: rules "gone" (expired or restored), "exists" (the name is taken
-        by a newer memory) and "cap"."""
+        by a newer memory) and "cap". Past its expiry it is gone even before DynamoDB's TTL deletes it (lazily)."""
         kept = get_item(self._db, self._table, keys.agent_pk(agent_id), keys.forgotten_sk(memory_id), True)
-        if kept is None:
+        if kept is None or int(kept.get(keys.TTL_ATTRIBUTE, 0)) <= now:
             raise LookupError(memory_id)
         memory = _MEMORY.validate_python({k: v for k, v in kept.items() if k not in ("reason", "forgottenAt")})
-        write.delete(keys.forgotten_sk(memory_id), "gone")
+        write.delete(keys.forgotten_sk(memory_id), "gone", Attr(keys.TTL_ATTRIBUTE).gt(now))
         self.create(memory, write, most)
         return memory
 
