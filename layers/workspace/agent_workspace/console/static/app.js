@@ -5,13 +5,16 @@
 // innerHTML. The human token lives in sessionStorage only. Lists refresh by polling, one request
 // round at a time, and are reconciled by id so a form being filled in is never replaced.
 //
-// The page is a board: what needs the human heads it (questions, blockers, site-tool calls, proposals
-// to triage, deliveries to review), the columns sit side by side (stacked on a narrow screen), and one
-// task panel holds both sides of a task, the board's (criteria, links, activity, comments, decisions)
-// and AgentRQ's (conversation, status). `#/workspaces/<workspaceId>/tasks/<taskId>` opens a task.
-// The account's agents have a view of their own (agents.js): `#/agents`, `#/agents/<agentId>`.
+// The page is a board: what needs the human heads it (Claude Code's tool permission requests, questions,
+// blockers, site-tool calls, proposals to triage, deliveries to review), the columns sit side by side
+// (stacked on a narrow screen), and one task panel holds both sides of a task, the board's (criteria, links,
+// activity, comments, decisions) and AgentRQ's (conversation, status).
+// `#/workspaces/<workspaceId>/tasks/<taskId>` opens a task.
+// The account's agents have a view of their own (agents.js): `#/agents`, `#/agents/<agentId>`. The tool
+// permission requests have a module of their own too (permissions.js).
 
 import { createAgents } from "./agents.js";
+import { createPermissions } from "./permissions.js";
 
 const TOKEN_KEY = "agentWorkspace.humanToken";
 const WORKSPACE_KEY = "agentWorkspace.workspaceId";
@@ -79,7 +82,7 @@ const state = {
   board: null, // GET /board: policy, labels, projects, epics, the active cycle
   cycles: [],
   filterKey: "", // the board filters the columns were last read with
-  needs: { questions: 0, calls: 0, blockers: 0, triage: 0, reviews: 0 },
+  needs: { permissions: 0, questions: 0, calls: 0, blockers: 0, triage: 0, reviews: 0 },
   detail: null, // GET /board/tasks/{id} of the open task
   seenQuestions: null, // ids known at the last refresh; null before the first one
   seenCalls: null,
@@ -391,6 +394,7 @@ function signOut(message) {
   resetFilters();
   hideCreated();
   agents.reset();
+  permissions.reset();
   setView("tasks");
   for (const id of ["questions-list", "calls-list", "tasks-list", "conversation", "memory-list", "skills-list",
     "pano-list", "workspace-select", ...BOARD_LISTS]) {
@@ -455,15 +459,15 @@ function selectWorkspace(id) {
     $(list).replaceChildren();
   }
   for (const detail of ["task-detail", "memory-detail", "skill-detail"]) $(detail).hidden = true;
-  for (const part of ["questions", "site-calls", "task-form", "needs-you", "board", "board-settings"]) {
-    $(part).hidden = !id;
-  }
+  const parts = ["permissions", "questions", "site-calls", "task-form", "needs-you", "board", "board-settings"];
+  for (const part of parts) $(part).hidden = !id;
   state.board = null;
   state.cycles = [];
   state.identifiers.clear();
   clearBoardTask();
   resetFilters();
   for (const kind of ["questions", "calls", ...NEEDS_KINDS]) setNeeds(kind, 0);
+  permissions.reset();
   setRoute(null);
   restartPolling();
 }
@@ -586,7 +590,7 @@ async function runRound() {
 
 async function refreshVisible(current, full = true) {
   const jobs = [refreshWorkspaces];
-  if (state.workspaceId) jobs.push(refreshQuestions, refreshCalls, refreshNeedsYou);
+  if (state.workspaceId) jobs.push(permissions.refresh, refreshQuestions, refreshCalls, refreshNeedsYou);
   if (state.workspaceId && full) jobs.push(refreshBoardMeta);
   if (state.view === "tasks" && state.workspaceId) jobs.push(refreshTasks, refreshCounts);
   if (state.view === "tasks" && state.workspaceId && full) jobs.push(refreshColumns);
@@ -2263,6 +2267,27 @@ const agents = createAgents({
   kick,
   setView,
   setRoute: () => setRoute(state.taskId),
+});
+
+// Claude Code's tool permission requests, at the head of "needs you", in the same polling round.
+const permissions = createPermissions({
+  api,
+  ApiError,
+  el,
+  seg,
+  ws,
+  timeEl,
+  reconcile,
+  nextId,
+  showError,
+  clearError,
+  announce,
+  handleAuthFailure,
+  kick,
+  setNeeds,
+  learnTitles,
+  taskLabel,
+  taskHref: (taskId) => `#/workspaces/${seg(state.workspaceId)}/tasks/${seg(taskId)}`,
 });
 
 // -- start --------------------------------------------------------------------------------------
