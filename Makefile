@@ -11,16 +11,19 @@ export SAM_CLI_TELEMETRY := 0
 export POWERTOOLS_SERVICE_NAME ?= agent-workspace
 export POWERTOOLS_METRICS_NAMESPACE ?= AgentWorkspace
 
-PY_TREES := layers functions tests scripts
+PY_TREES := layers functions tests scripts channel
+# The Claude Code channel (channel/): its own package, installed beside the project; its unit tests run in a pytest
+# session of their own, outside tests/ and its fixtures (the bridge end to end is tests/integration/test_channel_bridge.py).
+CHANNEL_TESTS := channel/tests
 CHROMIUM ?= /usr/bin/chromium
 export CHROMIUM
 
 .PHONY: serve test check unit lint docs soak bench build admin clean browser
 
-$(STAMP): pyproject.toml layers/workspace/requirements.txt
+$(STAMP): pyproject.toml layers/workspace/requirements.txt channel/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev]' -e ./channel
 	touch $@
 
 # aws-sam-cli pins an older pydantic, so it lives in its own venv, never beside the runtime deps.
@@ -40,16 +43,20 @@ serve: $(STAMP)
 PYTEST_WORKERS ?= 4
 test: $(STAMP) lint browser build
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -q $(CHANNEL_TESTS)
 
 # The fast gate to run before every commit (under 20 s warm): lint, format, types and the unit tests.
 check: $(STAMP)
 	$(BIN)/ruff check $(PY_TREES)
 	$(BIN)/ruff format --check $(PY_TREES)
 	$(BIN)/mypy
+	$(BIN)/mypy channel/agent_workspace_channel
 	$(BIN)/python -m pytest -q tests/unit $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -q $(CHANNEL_TESTS)
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest tests/unit $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -q $(CHANNEL_TESTS)
 
 # Rewrites the generated docs (tools, OpenAPI, configuration) from the code; tests/contract fails when they are stale.
 docs: $(STAMP)
@@ -65,6 +72,7 @@ lint: $(STAMP) $(TOOLS_STAMP)
 	$(BIN)/ruff check $(PY_TREES)
 	$(BIN)/ruff format --check $(PY_TREES)
 	$(BIN)/mypy
+	$(BIN)/mypy channel/agent_workspace_channel
 	$(BIN)/cfn-lint template.yaml
 	$(TOOLS)/bin/sam validate --lint --template template.yaml --region us-east-1
 

@@ -2,6 +2,8 @@
 
 import json
 import os
+import sys
+from pathlib import Path
 
 import uvicorn
 
@@ -31,15 +33,6 @@ def main() -> None:
         agent_token=os.environ.get("WORKSPACE_DEV_AGENT_TOKEN") or None,
         human_token=os.environ.get("WORKSPACE_DEV_HUMAN_TOKEN") or None,
     )
-    mcp_json = {
-        "mcpServers": {
-            "agent-workspace": {
-                "type": "http",
-                "url": f"{base}/mcp",
-                "headers": {"Authorization": f"Bearer {seeded.agent_token}"},
-            }
-        }
-    }
     print(
         "\n".join(
             [
@@ -50,9 +43,7 @@ def main() -> None:
                 f"  Agent token:  {seeded.agent_token}",
                 f"  Human token:  {seeded.human_token}",
                 "",
-                "Add this to .mcp.json for Claude Code:",
-                json.dumps(mcp_json, indent=2),
-                "",
+                *_claude_code_setup(f"{base}/mcp", seeded.agent_token),
             ]
         ),
         flush=True,
@@ -72,6 +63,29 @@ def main() -> None:
     finally:
         drivers.stop()
         moto.stop()
+
+
+def _claude_code_setup(mcp_url: str, agent_token: str) -> list[str]:
+    """The .mcp.json entries for Claude Code: the HTTP server, or the channel (channel/) that also pushes tasks."""
+    http = {"type": "http", "url": mcp_url, "headers": {"Authorization": f"Bearer {agent_token}"}}
+    # `make serve` installs the channel into the venv: its full path works whether or not the venv is on PATH.
+    script = Path(sys.executable).with_name("agent-workspace-channel")
+    channel = {
+        "command": str(script) if script.exists() else "agent-workspace-channel",
+        "args": ["--url", mcp_url],
+        "env": {"AGENT_WORKSPACE_TOKEN": agent_token},
+    }
+    return [
+        "Add this to .mcp.json for Claude Code:",
+        json.dumps({"mcpServers": {"agent-workspace": http}}, indent=2),
+        "",
+        "Or this entry instead, for the same tools plus new tasks, replies and permission prompts pushed into the",
+        "session (a Claude Code channel, see README):",
+        json.dumps({"mcpServers": {"agent-workspace": channel}}, indent=2),
+        "and start Claude Code with the channel enabled:",
+        "  claude --dangerously-load-development-channels server:agent-workspace",
+        "",
+    ]
 
 
 if __name__ == "__main__":
