@@ -128,3 +128,23 @@ def test_an_idle_agent_hour_costs_1440_reads_and_holds_the_function_for_its_poll
     answer = anyio.run(channel.events, runtime, seeded.workspace_id, cursor, 20, None)
     assert answer["events"] == [] and clock[0] == 20
     assert reads == [0, 1, 3, 7, 11, 15, 19, 20]  # 8 reads a 20-second poll: 180 polls, 1,440 reads an idle hour
+
+
+def test_a_task_the_human_assigns_back_to_the_agent_arrives_as_assigned(human, bridge):
+    task = human.post("/board/tasks", json={"title": "Review the docs", "assignee": "human"}).json()
+    cursor = bridge.get("/events").json()["cursor"]
+    edited = human.patch(f"/board/tasks/{task['id']}", json={"assignee": "agent"})
+    assert edited.status_code == 200, edited.text
+    got = bridge.get("/events", params={"cursor": cursor}).json()["events"]
+    assert [(e["kind"], e["taskId"], e["content"]) for e in got] == [
+        ("assigned", task["id"], "Assigned to you: Review the docs")
+    ]
+
+
+def test_a_board_task_the_human_creates_for_the_agent_arrives(human, bridge):
+    cursor = bridge.get("/events").json()["cursor"]
+    task = human.post("/board/tasks", json={"title": "Fix the flaky test", "description": "It fails 1 in 50."}).json()
+    got = bridge.get("/events", params={"cursor": cursor}).json()["events"]
+    assert [(e["kind"], e["taskId"], e["content"]) for e in got] == [
+        ("task", task["id"], "Fix the flaky test\n\nIt fails 1 in 50.")
+    ]

@@ -41,6 +41,7 @@ from agent_workspace.domain.tasks import (
 from agent_workspace.domain.text import echo
 from agent_workspace.observability import count
 from agent_workspace.runtime import Runtime
+from agent_workspace.services import channel
 from agent_workspace.services.agent_mentions import note_mentions
 from agent_workspace.services.tasks import change_status, resolve
 
@@ -257,6 +258,8 @@ def create(rt: Runtime, actor: Actor, title: str, description: str, fields: Fiel
         also.append(rt.board.labels_added(task.workspace_id, set(task.labels), LABELS_MAX))
     rt.tasks.create(actor.account_id, task, tuple(also))
     count("BoardTaskCreated")
+    if actor.kind == "human":
+        channel.task_pushed(rt, actor.workspace_id, "task", task)
     return task
 
 
@@ -294,6 +297,8 @@ def update(
 
     task, _ = _edit(rt, actor, task_id, edited, labels=set(values.get("labels", ())))
     count("BoardTaskUpdated")
+    if actor.kind == "human" and "assignee" in values and task.assignee == "agent":
+        channel.push(rt, actor.workspace_id, "assigned", task.id, f"Assigned to you: {task.title}", title=task.title)
     return task
 
 
