@@ -545,22 +545,6 @@ export function createAgents(ui) {
     $("agent-credential-minted").hidden = true;
   }
 
-  /** As the console copies a new workspace's token: to the clipboard, else selected for the person to copy. */
-  async function copyToken() {
-    const field = $("agent-credential-token");
-    const text = field.value;
-    try {
-      if (!navigator.clipboard || !window.isSecureContext) throw new Error("no clipboard");
-      await navigator.clipboard.writeText(text);
-      ui.announce("The credential token was copied to the clipboard.");
-    } catch {
-      field.focus();
-      field.select();
-      field.setSelectionRange(0, text.length);
-      ui.announce("The credential token is selected: press Ctrl+C (or ⌘C) to copy it.");
-    }
-  }
-
   // -- the parts -----------------------------------------------------------------------------------
 
   function setPart(part) {
@@ -1339,7 +1323,9 @@ export function createAgents(ui) {
       "Delete for good", "Deleting the agent failed", deleteAgent);
     $("agent-accept-form").addEventListener("submit", accept);
     $("agent-credential-form").addEventListener("submit", mintCredential);
-    $("agent-credential-copy").addEventListener("click", copyToken);
+    $("agent-credential-copy").addEventListener("click", () =>
+      ui.copyFrom($("agent-credential-token"), "The credential token"),
+    );
     $("agent-credential-done").addEventListener("click", () => {
       hideCredential();
       ui.announce("The credential token is no longer shown.");

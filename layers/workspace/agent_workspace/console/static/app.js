@@ -2266,6 +2266,7 @@ const agents = createAgents({
   handleAuthFailure,
   kick,
   setView,
+  copyFrom,
   setRoute: () => setRoute(state.taskId),
 });
 
