@@ -1039,8 +1039,13 @@ ROUTES: dict[str, RouteCase] = {
         lambda w: {"doc_id": w.doc_id}, bodies={"POST": lambda w: {"comment": "attacker"}}
     ),
     "/api/bridge/sites": RouteCase(
-        bodies={"PUT": lambda w: {"sites": [{"origin": SITE, "title": "attacker", "tools": [{"name": "victim_read"}]}]}}
+        bodies={
+            "PUT": lambda w: {"sites": [{"origin": SITE, "title": "attacker", "tools": [{"name": "victim_read"}]}]}
+        },
+        b_sees=lambda w: '"sites":',
     ),
+    "/api/bridge/online": RouteCase(),
+    "/api/bridge/pending": RouteCase(b_sees=lambda w: '{"calls":[]}'),
     "/api/bridge/calls": RouteCase(query={"wait": "0"}, b_sees=lambda w: '{"calls":[]}'),
     "/api/bridge/calls/{call_id}/result": RouteCase(
         lambda w: {"call_id": w.running_call_id}, bodies={"POST": lambda w: {"result": {"attacker": True}}}

@@ -11,6 +11,7 @@ import threading
 import time
 from collections.abc import Callable
 from contextlib import asynccontextmanager
+from datetime import datetime
 from typing import Any
 
 import anyio
@@ -1174,3 +1175,105 @@ async def test_a_search_pattern_that_would_take_gigabytes_to_compile_is_refused(
     text, is_error = await agent("search", pattern="(?:a{9999}){999}")  # 16 characters; 2.7 GB in `regex`
     assert is_error, text
     assert text.startswith("siteTools search: pattern is too large once its repeats are unrolled"), text
+
+
+# -- what the extension's popup reads: shared sites, pending calls, sign-out -------------------
+
+
+async def test_the_shared_sites_show_each_tool_read_only_or_not_and_the_online_state(browser, human, clock):
+    browser(polling=False)
+    response = await human.http.get("/api/bridge/sites")
+    assert response.status_code == 200, response.text
+    state = response.json()
+    assert state["online"] is True and state["lastSeenAt"]
+    assert [(s["origin"], s["title"], [(t["name"], t["readOnly"]) for t in s["tools"]]) for s in state["sites"]] == [
+        (GITHUB, "GitHub", [("create_issue", False), ("search_issues", True), ("list_repos", True)]),
+        (WEATHER, "Weather", [("forecast", True)]),
+    ]
+    clock.advance(seconds=46)
+    later = (await human.http.get("/api/bridge/sites")).json()
+    assert later["online"] is False and later["sites"] == state["sites"]  # the last ones seen, offline
+
+
+async def test_signing_out_makes_the_browser_offline_at_once_and_a_new_call_is_refused(agent, browser, human):
+    chrome = browser()
+    task_id = await agent.create_task()
+    chrome.stop()
+    gone = await human.http.delete("/api/bridge/online")
+    assert gone.status_code == 204, gone.text
+    assert (await human.http.get("/api/bridge/sites")).json()["online"] is False
+    assert (await agent.ok("search"))["online"] is False
+    text, is_error = await agent("call", taskId=task_id, site=GITHUB, tool="list_repos")
+    assert is_error and text == (
+        "siteTools call: the human's Chrome is not connected, so site tools cannot run now; try again later"
+    ), text
+    chrome.report()  # the browser signs in again: online at once
+    assert (await human.http.get("/api/bridge/sites")).json()["online"] is True
+
+
+async def test_pending_lists_the_calls_waiting_for_a_decision_across_the_accounts_workspaces(
+    agent, browser, human, live, runtime, seeded
+):
+    browser()
+    other, other_agent_token = accounts.create_workspace(runtime.accounts, seeded.account_id, "Other", "")
+    task_id = await agent.create_task()
+    async with (
+        support.mcp_client(live.url, other_agent_token.token) as other_client,
+        calling(agent, taskId=task_id, site=GITHUB, tool="create_issue", arguments={"title": "A"}),
+    ):
+        other_agent = Agent(other_client)
+        other_task = await other_agent.create_task()
+        async with calling(other_agent, taskId=other_task, site=GITHUB, tool="create_issue", arguments={"title": "B"}):
+            listed = await until(
+                lambda: human.http.get("/api/bridge/pending"),
+                lambda response: len(response.json()["calls"]) == 2,
+                "two pending calls",
+            )
+            calls = listed.json()["calls"]
+            assert [(c["workspaceId"], c["taskId"], c["arguments"], c["status"]) for c in calls] == [
+                (seeded.workspace_id, task_id, {"title": "A"}, "pending"),
+                (other.id, other_task, {"title": "B"}, "pending"),
+            ]
+            for call in calls:
+                decided = await human.on(call["workspaceId"]).decide(call["id"], "deny")
+                assert decided.status_code == 200, decided.text
+    assert (await human.http.get("/api/bridge/pending")).json() == {"calls": []}  # decided: no longer listed
+
+
+async def test_pending_expires_a_call_past_the_approval_window_instead_of_listing_it(agent, browser, human, clock):
+    browser()
+    task_id = await agent.create_task()
+    async with calling(agent, taskId=task_id, site=GITHUB, tool="create_issue", arguments={"title": "x"}) as call:
+        await human.wait_for_pending()
+        clock.advance(seconds=601)
+        assert (await human.http.get("/api/bridge/pending")).json() == {"calls": []}
+    assert call["is_error"] and "did not decide in time" in call["text"], call
+    assert len(await human.calls("expired")) == 1
+
+
+async def test_a_shorter_site_timeout_setting_sets_the_deadline_and_the_error(agent, browser, human, runtime, clock):
+    runtime.settings = runtime.settings.model_copy(update={"site_timeout_seconds": 5})
+    chrome = browser({"search_issues": never})
+    task_id = await agent.create_task()
+    payload = {"taskId": task_id, "site": GITHUB, "tool": "search_issues", "arguments": {"query": "slow"}}
+    async with calling(agent, **payload) as call:
+        [seen] = await until(lambda: list(chrome.seen), bool, "the browser's call")
+        handed, deadline = clock(), datetime.fromisoformat(seen["deadline"].replace("Z", "+00:00"))
+        assert 4 <= (deadline - handed).total_seconds() <= 5
+        clock.advance(seconds=6)
+    assert call["text"] == "siteTools call: the site did not answer within 5 seconds", call
+
+
+@pytest.mark.parametrize("path", ["/api/bridge/sites", "/api/bridge/pending", "/api/bridge/calls?wait=0"])
+async def test_an_extension_origin_may_call_the_rest_api_but_not_mcp(live, seeded, path):
+    headers = {"authorization": f"Bearer {seeded.human_token}", "origin": "chrome-extension://abcdefghijklmnop"}
+    async with httpx.AsyncClient(base_url=live.url, headers=headers, timeout=30) as http:
+        assert (await http.get(path)).status_code == 200
+        web_page = await http.get(path, headers={"origin": "https://evil.example"})
+        assert web_page.status_code == 403, web_page.text
+        mcp = await http.post(
+            "/mcp",
+            json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+            headers={"accept": "application/json, text/event-stream"},
+        )
+        assert mcp.status_code == 403, mcp.text

@@ -8,6 +8,7 @@ from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from agent_workspace.domain.paging import PAGE_BYTES
+from agent_workspace.domain.site_tools import SITE_TIMEOUT_SECONDS
 
 # The bridge protocol's longest `wait` (api/bridge.py refuses more): a browser need never hold a request longer.
 BRIDGE_POLL_MAX_SECONDS = 25
@@ -32,6 +33,15 @@ class Settings(BaseSettings):
     )
     site_call_approval_seconds: int = Field(
         600, gt=0, description="How long a site-tool call waits for the human's decision before it expires."
+    )
+    site_timeout_seconds: int = Field(
+        SITE_TIMEOUT_SECONDS,
+        gt=0,
+        le=SITE_TIMEOUT_SECONDS,
+        description=(
+            "How long the human's browser has to answer a site-tool call once it may run; the reference's 60 s, or "
+            "shorter (a test, a deployment that wants calls to fail sooner)."
+        ),
     )
     event_retention_days: int = Field(30, gt=0, description="Days a published event's record is kept (its TTL).")
     aws_region: str = Field(

@@ -9,11 +9,15 @@ The bridge protocol a Chrome extension (or any client with the human's token) sp
    (`WORKSPACE_BRIDGE_POLL_SECONDS`). Polling also marks the browser online.
 3. `POST /api/bridge/calls/{id}/result` with `{"result": ...}` or `{"error": "..."}` within the
    call's `deadline` (60 seconds after it became runnable).
+
+Around it, what the extension's popup shows: the shared sites and the online state (`GET /api/bridge/sites`),
+the calls waiting for the human's decision across the account (`GET /api/bridge/pending`), and sign-out
+(`DELETE /api/bridge/online`), after which the browser counts as offline at once.
 """
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Query, Request, Response, status
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from agent_workspace.api.deps import HumanDep, RuntimeDep
@@ -56,6 +60,25 @@ class SitesReported(BaseModel):
     online: bool
 
 
+class SharedToolOut(BaseModel):
+    name: str
+    description: str
+    readOnly: bool = Field(description="Runs without asking the human (the page marked it readOnlyHint).")
+
+
+class SharedSiteOut(BaseModel):
+    origin: str
+    title: str
+    updatedAt: str
+    tools: list[SharedToolOut]
+
+
+class BridgeStateOut(BaseModel):
+    online: bool = Field(description="The browser polled or reported within the last 45 seconds and did not sign out.")
+    lastSeenAt: str | None
+    sites: list[SharedSiteOut] = Field(description="Shared with every workspace of the account.")
+
+
 class CallForBrowser(BaseModel):
     id: str
     site: str
@@ -92,6 +115,14 @@ class SiteCallOut(BaseModel):
     updatedAt: str
 
 
+class PendingCallOut(SiteCallOut):
+    workspaceId: str
+
+
+class PendingCallsOut(BaseModel):
+    calls: list[PendingCallOut]
+
+
 class DecisionIn(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     decision: Literal[DECISIONS] = Field(  # type: ignore[valid-type]
@@ -103,6 +134,25 @@ class DecisionIn(BaseModel):
 def report_sites(payload: SitesIn, human: HumanDep, rt: RuntimeDep) -> dict:
     """The browser's shared sites and their tools, replacing what it reported before; marks it online."""
     return site_tools.report_sites(rt, human.account_id, [site.model_dump() for site in payload.sites])
+
+
+@router.get("/api/bridge/sites", response_model=BridgeStateOut)
+def shared_sites(human: HumanDep, rt: RuntimeDep) -> dict:
+    """The sites the browser shares now, their tools, and whether it is connected."""
+    return site_tools.bridge_state(rt, human.account_id)
+
+
+@router.delete("/api/bridge/online", status_code=status.HTTP_204_NO_CONTENT)
+def disconnect(human: HumanDep, rt: RuntimeDep) -> Response:
+    """The browser signs out: offline at once, so new calls are refused instead of waiting for it."""
+    site_tools.disconnect(rt, human.account_id)
+    return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+
+@router.get("/api/bridge/pending", response_model=PendingCallsOut)
+def pending_calls(human: HumanDep, rt: RuntimeDep) -> dict:
+    """Calls waiting for the human's decision in any workspace of the account, oldest first (at most 50)."""
+    return {"calls": site_tools.pending_calls(rt, human.account_id)}
 
 
 @router.get("/api/bridge/calls", response_model=CallsForBrowser)

@@ -4,6 +4,10 @@ A request whose Origin header is present and not allowed gets 403: a web page ca
 server only from an origin the operator listed, or from the server's own origin. Where the Host
 itself can be chosen by an attacker (DNS rebinding on a loopback server), `allowed_hosts` pins it
 first, so "the server's own origin" cannot be spoofed.
+
+A browser extension's origin (`chrome-extension://<id>`) may call the REST API (`/api/`), not MCP: only an
+installed extension sends it, never a web page, and it still needs a bearer token (the server sets no cookies).
+So the human's extension works whatever id its install got, without listing it in `allowed_origins`.
 """
 
 from starlette.datastructures import Headers
@@ -11,6 +15,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from agent_workspace.api.asgi_json import send_problem
 from agent_workspace.config import Settings
+
+_EXTENSION_SCHEME = "chrome-extension://"
 
 
 class HostOriginGuard:
@@ -34,6 +40,8 @@ class HostOriginGuard:
 
     def _origin_allowed(self, origin: str, host: str, scope: Scope) -> bool:
         if origin in self._origins:
+            return True
+        if origin.startswith(_EXTENSION_SCHEME) and scope.get("path", "").startswith("/api/"):
             return True
         scheme = Headers(scope=scope).get("x-forwarded-proto", scope.get("scheme", "http"))
         return bool(host) and origin == f"{scheme}://{host}"

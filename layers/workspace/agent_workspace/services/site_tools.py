@@ -26,10 +26,10 @@ from agent_workspace.domain.site_tools import (
     FINISHED,
     ONLINE_SECONDS,
     PENDING,
+    PENDING_SHOWN_MAX,
     QUEUED,
     RESULT_BYTES_MAX,
     RUNNING,
-    SITE_TIMEOUT_SECONDS,
     THIRD_PARTY_NOTICE,
     SiteCall,
     SiteTool,
@@ -58,9 +58,50 @@ def report_sites(rt: Runtime, account_id: str, raw_sites: list[dict[str, Any]]) 
     return {"sites": len(sites), "tools": sum(len(site.tools) for site in sites), "online": True}
 
 
-def is_online(rt: Runtime, account_id: str) -> bool:
+def bridge_state(rt: Runtime, account_id: str) -> dict[str, Any]:
+    """What the human's browser shares now and whether it is connected: the extension's popup, the console."""
     last = rt.site_tools.last_seen(account_id)
-    return last is not None and (rt.clock() - parse_iso(last)).total_seconds() <= ONLINE_SECONDS
+    sites = rt.site_tools.sites(account_id)
+    return {
+        "online": _online_since(rt, last),
+        "lastSeenAt": last,
+        "sites": [
+            {
+                "origin": site.origin,
+                "title": site.title,
+                "updatedAt": site.updated_at,
+                "tools": [
+                    {"name": tool.name, "description": tool.description, "readOnly": tool.read_only}
+                    for tool in site.tools
+                ],
+            }
+            for site in sites
+        ],
+    }
+
+
+def disconnect(rt: Runtime, account_id: str) -> None:
+    """The browser signs out: new calls are refused and waiting ones fail now, not 45 seconds later."""
+    rt.site_tools.gone(account_id)
+
+
+def pending_calls(rt: Runtime, account_id: str) -> list[dict[str, Any]]:
+    """Every call of the account waiting for the human's decision, oldest first; one past its time is expired."""
+    waiting = []
+    for call in rt.site_tools.pending_for_bridge(account_id, PENDING_SHOWN_MAX):
+        if _approval_overdue(rt, call):
+            _end(rt, call, EXPIRED, "the human did not decide in time")
+            continue
+        waiting.append({**call.public(), "workspaceId": call.workspace_id})
+    return waiting
+
+
+def is_online(rt: Runtime, account_id: str) -> bool:
+    return _online_since(rt, rt.site_tools.last_seen(account_id))
+
+
+def _online_since(rt: Runtime, last_seen: str | None) -> bool:
+    return last_seen is not None and (rt.clock() - parse_iso(last_seen)).total_seconds() <= ONLINE_SECONDS
 
 
 def search(
@@ -248,7 +289,7 @@ async def poll_calls(
         claimed = await run_blocking(_claim_queued, rt, account_id)
         if claimed or time.monotonic() >= give_up:
             await run_blocking(rt.site_tools.seen, account_id, iso(rt.clock()))
-            return [_for_bridge(call) for call in claimed]
+            return [_for_bridge(rt, call) for call in claimed]
         await pause(min(_BRIDGE_POLL, max(0.0, give_up - time.monotonic())))
         if client_gone():  # a call claimed now would wait for a browser that is not listening
             return []
@@ -259,7 +300,7 @@ def _claim_queued(rt: Runtime, account_id: str) -> list[SiteCall]:
     claimed = []
     for call in rt.site_tools.queued_for_bridge(account_id):
         if _past_deadline(rt, call):  # nobody waits for it any more: never run it late
-            _end(rt, call, FAILED, f"the site did not answer within {SITE_TIMEOUT_SECONDS} seconds")
+            _end(rt, call, FAILED, _too_late(rt))
             continue
         running = replace(call, status=RUNNING, updated_at=iso(rt.clock()))
         if rt.site_tools.move(call, running):
@@ -274,7 +315,7 @@ def post_result(rt: Runtime, account_id: str, call_id: str, result: Any, error: 
     if call.status != RUNNING:
         raise Conflict(f"call {call_id} is {call.status}; its result is no longer awaited")
     if _past_deadline(rt, call):
-        _end(rt, call, FAILED, f"the site did not answer within {SITE_TIMEOUT_SECONDS} seconds")
+        _end(rt, call, FAILED, _too_late(rt))
         raise Conflict(f"call {call_id} is past its deadline; its result is no longer awaited")
     now = iso(rt.clock())
     if error is not None:
@@ -311,15 +352,20 @@ def _enforce_deadlines(rt: Runtime, call: SiteCall) -> SiteCall | None:
         return _end(rt, call, EXPIRED, "the human did not decide in time")
     if call.status in (QUEUED, RUNNING):
         if _past_deadline(rt, call):
-            return _end(rt, call, FAILED, f"the site did not answer within {SITE_TIMEOUT_SECONDS} seconds")
+            return _end(rt, call, FAILED, _too_late(rt))
         if call.status == QUEUED and not is_online(rt, call.account_id):
             return _end(rt, call, FAILED, "the human's Chrome is not connected, so the call could not run")
     return None
 
 
 def _past_deadline(rt: Runtime, call: SiteCall) -> bool:
-    """The site's 60 seconds count from when the call could run."""
-    return (rt.clock() - parse_iso(call.queued_at or call.created_at)).total_seconds() > SITE_TIMEOUT_SECONDS
+    """The site's 60 seconds (`site_timeout_seconds`) count from when the call could run."""
+    waited = rt.clock() - parse_iso(call.queued_at or call.created_at)
+    return waited.total_seconds() > rt.settings.site_timeout_seconds
+
+
+def _too_late(rt: Runtime) -> str:
+    return f"the site did not answer within {rt.settings.site_timeout_seconds} seconds"
 
 
 def _approval_overdue(rt: Runtime, call: SiteCall) -> bool:
@@ -342,8 +388,8 @@ def _reread(rt: Runtime, call: SiteCall) -> SiteCall:
     return current
 
 
-def _for_bridge(call: SiteCall) -> dict[str, Any]:
-    deadline = parse_iso(call.queued_at or call.created_at) + timedelta(seconds=SITE_TIMEOUT_SECONDS)
+def _for_bridge(rt: Runtime, call: SiteCall) -> dict[str, Any]:
+    deadline = parse_iso(call.queued_at or call.created_at) + timedelta(seconds=rt.settings.site_timeout_seconds)
     return {"id": call.id, "site": call.site, "tool": call.tool, "arguments": call.arguments, "deadline": iso(deadline)}
 
 

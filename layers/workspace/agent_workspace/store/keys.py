@@ -262,6 +262,12 @@ def bridge_calls_pk(account_id: str) -> str:
     return f"BRIDGECALLS#{account_id}"
 
 
+def bridge_pending_pk(account_id: str) -> str:
+    """GSI1 (overloaded): calls waiting for the human's decision, across the account's workspaces (the extension's
+    badge and popup read them in one Query)."""
+    return f"BRIDGEPENDING#{account_id}"
+
+
 def site_call_list_pk(workspace_id: str) -> str:
     """GSI2 (overloaded): a workspace's site-tool calls by status, for the human's decisions."""
     return f"SITECALLS#{workspace_id}"

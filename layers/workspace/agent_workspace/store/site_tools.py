@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from agent_workspace.domain.errors import Conflict
-from agent_workspace.domain.site_tools import QUEUED, Site, SiteCall, SiteTool
+from agent_workspace.domain.site_tools import PENDING, QUEUED, Site, SiteCall, SiteTool
 from agent_workspace.store import keys
 from agent_workspace.store.dynamo import (
     batch_delete,
@@ -52,6 +52,11 @@ class SiteToolStore:
                 TableName=self._table,
                 Item=to_item({keys.PK: keys.account_pk(account_id), keys.SK: keys.BRIDGE_SK, "lastSeenAt": now}),
             )
+
+    def gone(self, account_id: str) -> None:
+        """The browser said it disconnects: it counts as offline at once, until it polls or reports again."""
+        with translating_errors():
+            self._db.delete_item(TableName=self._table, Key=key(keys.account_pk(account_id), keys.BRIDGE_SK))
 
     def last_seen(self, account_id: str) -> str | None:
         item = self._get(keys.account_pk(account_id), keys.BRIDGE_SK)
@@ -141,12 +146,19 @@ class SiteToolStore:
         ]
 
     def queued_for_bridge(self, account_id: str, limit: int = 10) -> list[SiteCall]:
+        return self._bridge_index(keys.bridge_calls_pk(account_id), limit)
+
+    def pending_for_bridge(self, account_id: str, limit: int) -> list[SiteCall]:
+        """The account's calls waiting for the human's decision, oldest first: one Query of GSI1."""
+        return self._bridge_index(keys.bridge_pending_pk(account_id), limit)
+
+    def _bridge_index(self, pk: str, limit: int) -> list[SiteCall]:
         with translating_errors():
             page = self._db.query(
                 TableName=self._table,
                 IndexName=keys.GSI1,
                 KeyConditionExpression="GSI1PK = :pk",
-                ExpressionAttributeValues=to_item({":pk": keys.bridge_calls_pk(account_id)}),
+                ExpressionAttributeValues=to_item({":pk": pk}),
                 Limit=limit,
             )
         return [_call(from_item(item)) for item in page.get("Items", [])]
@@ -212,6 +224,9 @@ def _call_item(call: SiteCall) -> dict[str, Any]:
     if call.status == QUEUED:  # visible to the browser's poll only while it waits for it
         item[keys.GSI1_PK] = keys.bridge_calls_pk(call.account_id)
         item[keys.GSI1_SK] = f"{call.queued_at}#{call.id}"
+    elif call.status == PENDING:  # visible to the browser's approvals only while it waits for the human
+        item[keys.GSI1_PK] = keys.bridge_pending_pk(call.account_id)
+        item[keys.GSI1_SK] = f"{call.created_at}#{call.id}"
     return item
 
 
