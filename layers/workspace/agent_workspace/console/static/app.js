@@ -15,6 +15,7 @@
 
 import { createAgents } from "./agents.js";
 import { createPermissions } from "./permissions.js";
+import { createBrowserPanel } from "./browser.js";
 
 const TOKEN_KEY = "agentWorkspace.humanToken";
 const WORKSPACE_KEY = "agentWorkspace.workspaceId";
@@ -592,6 +593,7 @@ async function refreshVisible(current, full = true) {
   const jobs = [refreshWorkspaces];
   if (state.workspaceId) jobs.push(permissions.refresh, refreshQuestions, refreshCalls, refreshNeedsYou);
   if (state.workspaceId && full) jobs.push(refreshBoardMeta);
+  if (full) jobs.push(browserPanel.refresh);
   if (state.view === "tasks" && state.workspaceId) jobs.push(refreshTasks, refreshCounts);
   if (state.view === "tasks" && state.workspaceId && full) jobs.push(refreshColumns);
   if (state.view === "tasks" && state.workspaceId && state.taskId) jobs.push(refreshTask, refreshBoardTask);
@@ -2291,12 +2293,16 @@ const permissions = createPermissions({
   taskHref: (taskId) => `#/workspaces/${seg(state.workspaceId)}/tasks/${seg(taskId)}`,
 });
 
+// The Chrome extension card: whether the browser is connected, what it shares, how to install it.
+const browserPanel = createBrowserPanel({ api, el, timeEl, reconcile, copyFrom });
+
 // -- start --------------------------------------------------------------------------------------
 
 function wire() {
   buildStatusFilter();
   buildBoard();
   agents.wire();
+  browserPanel.wire();
   $("signin-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     const token = $("token-input").value.trim();
