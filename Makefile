@@ -18,7 +18,7 @@ CHANNEL_TESTS := channel/tests
 CHROMIUM ?= /usr/bin/chromium
 export CHROMIUM
 
-.PHONY: serve test check unit lint docs soak bench build admin clean browser
+.PHONY: serve test check unit lint docs soak bench build admin clean browser extension
 
 $(STAMP): pyproject.toml layers/workspace/requirements.txt channel/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -106,5 +106,17 @@ build: $(TOOLS_STAMP)
 admin: $(STAMP)
 	$(BIN)/python -m agent_workspace.admin $(ARGS)
 
+# The Chrome extension (extension/, no build step) as the zip Chrome Web Store takes, or to share: manifest.json at the
+# root, the version from it. Everything but dotfiles and the README goes in, in a stable order.
+extension:
+	mkdir -p dist
+	cd extension && $(PYTHON) -c 'import json, pathlib, zipfile; \
+		version = json.loads(pathlib.Path("manifest.json").read_text())["version"]; \
+		out = pathlib.Path("../dist") / f"agent-workspace-extension-{version}.zip"; \
+		files = sorted(p for p in pathlib.Path(".").rglob("*") if p.is_file() and p.name != "README.md" \
+			and not any(part.startswith(".") for part in p.parts)); \
+		archive = zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED); [archive.write(p, p.as_posix()) for p in files]; \
+		archive.close(); print(f"{out.resolve()}: {len(files)} files")'
+
 clean:
-	rm -rf $(VENV) $(TOOLS) .node .aws-sam .pytest_cache test-artifacts
+	rm -rf $(VENV) $(TOOLS) .node .aws-sam .pytest_cache test-artifacts dist

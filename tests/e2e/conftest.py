@@ -2,11 +2,13 @@
 
 import os
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+EXTENSION = Path(__file__).resolve().parents[2] / "extension"
 # Headless as root in a closed network: no sandbox, and none of Chromium's background connections.
 _ARGS = [
     "--no-sandbox",
@@ -31,6 +33,28 @@ def chromium():
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=_ARGS)
         yield browser
         browser.close()
+
+
+@pytest.fixture(scope="module")
+def extension_context(tmp_path_factory):
+    """Chromium with the unpacked extension (extension/) in a profile of its own: (context, the extension's id).
+
+    A persistent context, since Chromium loads extensions only into a profile. Module-scoped like `chromium`."""
+    from playwright.sync_api import sync_playwright
+
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"the extension tests need Chromium at {CHROMIUM}: apt-get install chromium (make test does)")
+    with sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(tmp_path_factory.mktemp("chrome-profile")),
+            executable_path=CHROMIUM,
+            headless=True,
+            args=[*_ARGS, f"--disable-extensions-except={EXTENSION}", f"--load-extension={EXTENSION}"],
+            viewport={"width": 1280, "height": 900},
+        )
+        worker = context.service_workers[0] if context.service_workers else context.wait_for_event("serviceworker")
+        yield context, urlsplit(worker.url).hostname
+        context.close()
 
 
 @pytest.fixture

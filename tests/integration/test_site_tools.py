@@ -777,7 +777,7 @@ async def test_an_oversized_result_is_refused_422_and_the_agents_call_fails_over
 
 
 async def test_a_result_of_exactly_256_kib_is_accepted(agent, browser):
-    blob = "y" * (RESULT_BYTES_MAX - len(json.dumps({"blob": ""})))
+    blob = "y" * (RESULT_BYTES_MAX - len(json.dumps({"blob": ""}, separators=(",", ":"))))  # as sent: compact
     chrome = browser({"list_repos": lambda args: {"blob": blob}})
     task_id = await agent.create_task()
     with anyio.fail_after(15):
@@ -1178,6 +1178,15 @@ async def test_a_search_pattern_that_would_take_gigabytes_to_compile_is_refused(
 
 
 # -- what the extension's popup reads: shared sites, pending calls, sign-out -------------------
+
+
+async def test_a_poll_that_outlives_a_sign_out_does_not_bring_the_browser_back_online(browser, human, runtime):
+    chrome = browser(polling=False)
+    async with anyio.create_task_group() as group:
+        group.start_soon(anyio.to_thread.run_sync, chrome.poll, 2)
+        await anyio.sleep(0.5)  # the poll has started and marked the browser seen
+        assert (await human.http.delete("/api/bridge/online")).status_code == 204
+    assert (await human.http.get("/api/bridge/sites")).json()["online"] is False
 
 
 async def test_the_shared_sites_show_each_tool_read_only_or_not_and_the_online_state(browser, human, clock):

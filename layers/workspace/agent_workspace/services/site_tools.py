@@ -288,7 +288,8 @@ async def poll_calls(
     while True:
         claimed = await run_blocking(_claim_queued, rt, account_id)
         if claimed or time.monotonic() >= give_up:
-            await run_blocking(rt.site_tools.seen, account_id, iso(rt.clock()))
+            # Only while still connected: a poll that outlives the browser's sign-out must not bring it back online.
+            await run_blocking(rt.site_tools.seen_again, account_id, iso(rt.clock()))
             return [_for_bridge(rt, call) for call in claimed]
         await pause(min(_BRIDGE_POLL, max(0.0, give_up - time.monotonic())))
         if client_gone():  # a call claimed now would wait for a browser that is not listening
@@ -321,7 +322,8 @@ def post_result(rt: Runtime, account_id: str, call_id: str, result: Any, error: 
     if error is not None:
         ended = replace(call, status=FAILED, error=f"the site answered with an error: {error[:2000]}", updated_at=now)
     else:
-        size = len(json.dumps(result, ensure_ascii=False).encode())
+        # Counted as sent and stored: compact JSON, so a result the browser measured under the limit is under it here.
+        size = len(json.dumps(result, ensure_ascii=False, separators=(",", ":")).encode())
         if size > RESULT_BYTES_MAX:
             limit = RESULT_BYTES_MAX // 1024
             _end(rt, call, FAILED, f"the site's result is {size:,} bytes, over the {limit} KiB limit")

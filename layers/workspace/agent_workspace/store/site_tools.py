@@ -53,6 +53,20 @@ class SiteToolStore:
                 Item=to_item({keys.PK: keys.account_pk(account_id), keys.SK: keys.BRIDGE_SK, "lastSeenAt": now}),
             )
 
+    def seen_again(self, account_id: str, now: str) -> None:
+        """`seen`, unless the browser signed out meanwhile (the item is gone): then nothing changes."""
+        try:
+            with translating_errors():
+                self._db.update_item(
+                    TableName=self._table,
+                    Key=key(keys.account_pk(account_id), keys.BRIDGE_SK),
+                    UpdateExpression="SET lastSeenAt = :now",
+                    ConditionExpression="attribute_exists(PK)",
+                    ExpressionAttributeValues=to_item({":now": now}),
+                )
+        except Conflict:
+            pass  # signed out while this poll waited
+
     def gone(self, account_id: str) -> None:
         """The browser said it disconnects: it counts as offline at once, until it polls or reports again."""
         with translating_errors():
