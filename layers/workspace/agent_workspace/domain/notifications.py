@@ -1,0 +1,205 @@
+"""Notifications to the human: what triggers one, the settings that route it, quiet hours, and answer links.
+
+An agent that waits for the human (a question, a blocker, an approval) or hands them work should reach them
+where they are. Everything here is pure: the store keeps the settings, the events path sends.
+"""
+
+import base64
+import hashlib
+import hmac
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, time, timedelta
+from typing import Any
+from urllib.parse import urlsplit
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
+
+from agent_workspace.domain.errors import PayloadError
+
+# What the human is told about, as the settings name them.
+TRIGGERS = ("question", "blocker", "siteCall", "toolApproval", "humanTask", "review", "failedRun")
+CHANNELS = ("email", "slack", "webpush")
+
+EMAIL_MAX = 254  # RFC 5321's path limit
+# Deliberately simple and linear: one @, no spaces or controls, a dotted domain. SES has the final word.
+_EMAIL = re.compile(r"[^@\s\x00-\x1f\x7f]{1,64}@[A-Za-z0-9-]{1,63}(\.[A-Za-z0-9-]{1,63})+")
+SLACK_HOST = "hooks.slack.com"
+SLACK_URL_MAX = 300
+_CLOCK = re.compile(r"([01]\d|2[0-3]):([0-5]\d)")
+TIME_ZONE_MAX = 64
+
+LINK_MAX = 1024  # characters of a signed link's token; anything longer is refused unread
+LINK_CHOICES_MAX = 8  # enum values that get a link each; more, and the notification links to the console
+
+
+@dataclass(frozen=True)
+class QuietHours:
+    """A daily window, in the human's time zone, when notifications are held and sent together after it."""
+
+    start: time
+    end: time
+    time_zone: str
+
+    def held_until(self, now: datetime) -> datetime | None:
+        """The UTC moment the window ends if `now` falls in it, else None. A window may cross midnight."""
+        local = now.astimezone(ZoneInfo(self.time_zone))
+        today_start = local.replace(hour=self.start.hour, minute=self.start.minute, second=0, microsecond=0)
+        today_end = local.replace(hour=self.end.hour, minute=self.end.minute, second=0, microsecond=0)
+        if self.start == self.end:
+            return None  # an empty window, not a whole day
+        if self.start < self.end:
+            inside = today_start <= local < today_end
+            ends = today_end
+        else:
+            inside = local >= today_start or local < today_end
+            ends = today_end if local < today_end else today_end + timedelta(days=1)
+        if not inside:
+            return None
+        # Rebuilt in the zone from the wall time, so a DST change inside the window lands on the right instant.
+        wall = datetime.combine(ends.date(), self.end, tzinfo=ZoneInfo(self.time_zone))
+        return wall.astimezone(UTC)
+
+    def public(self) -> dict[str, str]:
+        return {"start": self.start.strftime("%H:%M"), "end": self.end.strftime("%H:%M"), "timeZone": self.time_zone}
+
+
+@dataclass(frozen=True)
+class Preferences:
+    """The account's routing, or one workspace's override of it (`None` fields inherit the account's)."""
+
+    email: str | None = None
+    slack: bool = False  # the webhook URL itself is kept encrypted, apart from these settings
+    webpush: bool = False
+    triggers: tuple[str, ...] = TRIGGERS
+    quiet_hours: QuietHours | None = None
+    muted: bool = False  # a workspace override: nothing from this workspace
+
+    def channels(self) -> list[str]:
+        on = {"email": self.email is not None, "slack": self.slack, "webpush": self.webpush}
+        return [channel for channel in CHANNELS if on[channel]]
+
+
+@dataclass(frozen=True)
+class Trigger:
+    """One thing the human should hear about; `id` makes sending it idempotent per channel."""
+
+    id: str
+    kind: str
+    account_id: str
+    workspace_id: str
+    workspace_title: str
+    task_id: str | None
+    task_title: str | None
+    text: str  # what is asked or happened, as the agent or the system put it
+    answer: dict[str, Any] = field(default_factory=dict)  # what a link may answer: kind, id, choices
+
+
+def check_email(value: str, field_name: str = "email") -> str:
+    if len(value) > EMAIL_MAX or not _EMAIL.fullmatch(value):
+        raise PayloadError(f"{field_name} must be an e-mail address such as 'me@example.com'", field=field_name)
+    return value
+
+
+def check_slack_url(value: str, *, allow_loopback: bool, field_name: str = "slackWebhookUrl") -> str:
+    """Only Slack's own incoming-webhook host on a deployed stack: the server posts to this URL, so it must
+    never be a way to make it reach anything else. The local stack may post to a loopback receiver."""
+    if len(value) > SLACK_URL_MAX:
+        raise PayloadError(f"{field_name} is longer than {SLACK_URL_MAX} characters", field=field_name)
+    try:
+        parts = urlsplit(value)
+        port = parts.port
+    except ValueError:
+        raise PayloadError(f"{field_name} is not a URL", field=field_name) from None
+    if parts.username or parts.password or parts.fragment:
+        raise PayloadError(f"{field_name} must not carry user info or a fragment", field=field_name)
+    slack = parts.scheme == "https" and parts.hostname == SLACK_HOST and port in (None, 443)
+    loopback = allow_loopback and parts.scheme == "http" and parts.hostname in ("127.0.0.1", "localhost")
+    if not (slack and parts.path.startswith("/services/")) and not loopback:
+        where = "https://hooks.slack.com/services/…" + (" (or a loopback URL locally)" if allow_loopback else "")
+        raise PayloadError(f"{field_name} must be a Slack incoming-webhook URL: {where}", field=field_name)
+    return value
+
+
+def check_triggers(values: list[str], field_name: str = "triggers") -> tuple[str, ...]:
+    unknown = [v for v in values if v not in TRIGGERS]
+    if unknown:
+        raise PayloadError(f"{field_name} has {unknown[0]!r}; choose from {', '.join(TRIGGERS)}", field=field_name)
+    return tuple(t for t in TRIGGERS if t in values)
+
+
+def parse_quiet_hours(raw: dict[str, Any] | None, field_name: str = "quietHours") -> QuietHours | None:
+    if raw is None:
+        return None
+    times = []
+    for part in ("start", "end"):
+        value = raw.get(part)
+        match = _CLOCK.fullmatch(value) if isinstance(value, str) else None
+        if match is None:
+            raise PayloadError(f"{field_name}.{part} must be a time such as '22:00'", field=f"{field_name}.{part}")
+        times.append(time(int(match.group(1)), int(match.group(2))))
+    zone = raw.get("timeZone")
+    # Looked up in the fixed list of zone names first: the name never becomes a path that is read.
+    if not isinstance(zone, str) or len(zone) > TIME_ZONE_MAX or zone not in _zone_names():
+        raise PayloadError(
+            f"{field_name}.timeZone must be an IANA time zone such as 'Europe/Istanbul'", field=f"{field_name}.timeZone"
+        )
+    try:
+        ZoneInfo(zone)
+    except ZoneInfoNotFoundError:
+        raise PayloadError(
+            f"{field_name}.timeZone {zone!r} is not known here", field=f"{field_name}.timeZone"
+        ) from None
+    return QuietHours(times[0], times[1], zone)
+
+
+_ZONES: frozenset[str] | None = None
+
+
+def _zone_names() -> frozenset[str]:
+    global _ZONES
+    if _ZONES is None:
+        _ZONES = frozenset(available_timezones())
+    return _ZONES
+
+
+# -- answer links ----------------------------------------------------------------------------------
+
+
+def sign_link(key: bytes, claims: dict[str, Any]) -> str:
+    """A token for a link that answers one thing one way: its claims (what, which, the choice, until when) and
+    an HMAC-SHA256 over them with the stack's link key. It proves the server made it; use is enforced apart."""
+    body = _b64(json.dumps(claims, separators=(",", ":"), sort_keys=True).encode())
+    return f"{body}.{_b64(_mac(key, body))}"
+
+
+def read_link(key: bytes, token: str, now: datetime) -> dict[str, Any]:
+    """The claims of a token this server signed, still valid at `now`; PayloadError otherwise, saying why."""
+    if len(token) > LINK_MAX or token.count(".") != 1:
+        raise PayloadError("this link is not one the workspace made", field="token")
+    body, mac = token.split(".")
+    try:
+        given = _unb64(mac)
+        claims = json.loads(_unb64(body))
+    except ValueError:
+        raise PayloadError("this link is not one the workspace made", field="token") from None
+    if not hmac.compare_digest(given, _mac(key, body)) or not isinstance(claims, dict):
+        raise PayloadError("this link is not one the workspace made", field="token")
+    expires = claims.get("exp")
+    if not isinstance(expires, int) or now.timestamp() >= expires:
+        raise PayloadError("this link has expired; answer in the console", field="token")
+    return claims
+
+
+def _mac(key: bytes, body: str) -> bytes:
+    return hmac.new(key, body.encode(), hashlib.sha256).digest()
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def _unb64(text: str) -> bytes:
+    if not re.fullmatch(r"[A-Za-z0-9_-]*", text):
+        raise ValueError("not base64url")
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
