@@ -59,6 +59,7 @@ from agent_workspace.store.schedules import schedule_name
 from agent_workspace.tools import REGISTRY
 from agent_workspace.tools.agent import PERSON_ONLY
 from agent_workspace.tools.task import AttachmentIn
+from agent_workspace.workers import fan_out
 from tests.support import LiveServer, b64
 
 SECRET = f"victim-secret-{secrets.token_hex(6)}"  # in every piece of A's content, never in an attacker's payload
@@ -315,7 +316,8 @@ def furnished_agent(rt: Runtime, actor: Actor, name: str) -> tuple[Any, str]:
 
 
 def drain_queue(rt: Runtime, deliver: Callable[[dict], bool]) -> int:
-    """Take every queued publication off the events queue, running the fan-out on those `deliver` picks."""
+    """Take every queued publication off the events queue, running the fan-out on those `deliver` picks (and
+    every notification, which sends nothing: no account here set any up)."""
     delivered = 0
     while True:
         page = rt.clients.sqs.receive_message(
@@ -325,8 +327,10 @@ def drain_queue(rt: Runtime, deliver: Callable[[dict], bool]) -> int:
             return delivered
         for message in page:
             body = json.loads(message["Body"])
-            if deliver(body):
-                events.deliver(rt, body)
+            if body.get("type") == "notify":  # a question's notification: nobody here set any up
+                assert fan_out.deliver_message(rt, body) == 0
+            elif deliver(body):
+                fan_out.deliver_message(rt, body)
                 delivered += 1
             rt.clients.sqs.delete_message(QueueUrl=rt.settings.events_queue_url, ReceiptHandle=message["ReceiptHandle"])
 
@@ -1045,6 +1049,10 @@ ROUTES: dict[str, RouteCase] = {
         b_sees=lambda w: '"sites":',
     ),
     "/api/bridge/online": RouteCase(),
+    "/api/notifications": RouteCase(
+        bodies={"PATCH": lambda w: {"email": "attacker@example.com"}}, b_sees=lambda w: '"triggers":'
+    ),
+    "/api/workspaces/{workspace_id}/notifications": RouteCase(_w1, bodies={"PUT": lambda w: {"muted": True}}),
     "/api/bridge/pending": RouteCase(b_sees=lambda w: '{"calls":[]}'),
     "/api/bridge/calls": RouteCase(query={"wait": "0"}, b_sees=lambda w: '{"calls":[]}'),
     "/api/bridge/calls/{call_id}/result": RouteCase(

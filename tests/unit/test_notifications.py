@@ -122,3 +122,16 @@ def test_a_link_changed_signed_with_another_key_or_malformed_is_refused():
     ]:
         with pytest.raises(PayloadError, match="not one the workspace made"):
             read_link(KEY, bad, NOW)
+
+
+@pytest.mark.parametrize("name", ["x" * 5000, "Europe/../../etc/passwd", "", "europe/berlin"])
+def test_a_zone_name_that_is_no_iana_zone_is_refused_without_reading_a_file(name, monkeypatch):
+    from agent_workspace.domain import zones
+
+    def never(*args):
+        raise AssertionError("a file was looked up for a name that is no zone")
+
+    monkeypatch.setattr(zones, "ZoneInfo", never)
+    with pytest.raises(PayloadError) as refused:
+        parse_quiet_hours({"start": "22:00", "end": "07:00", "timeZone": name})
+    assert refused.value.field == "quietHours.timeZone"

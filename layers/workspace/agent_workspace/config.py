@@ -19,7 +19,19 @@ class Settings(BaseSettings):
 
     table_name: str = Field("agent-workspace", description="DynamoDB table holding every item.")
     attachments_bucket: str = Field("agent-workspace-attachments", description="S3 bucket for attachment content.")
-    events_queue_url: str = Field("", description="SQS queue that fans out published events.")
+    events_queue_url: str = Field(
+        "", description="SQS queue that fans out published events and carries notifications to send."
+    )
+    notification_secret_arn: str = Field(
+        "",
+        description=(
+            "Secrets Manager secret the notification keys derive from (answer links, the sealed Slack URL); "
+            "notifications are off while unset."
+        ),
+    )
+    notification_sender: str = Field(
+        "", description="SES identity notification e-mails are sent from (verified in SES); e-mail is off while unset."
+    )
     schedule_group: str = Field("agent-workspace", description="EventBridge Scheduler group of the cron schedules.")
     schedule_target_arn: str = Field("", description="The function a cron schedule invokes when it fires.")
     scheduler_role_arn: str = Field("", description="The role EventBridge Scheduler assumes to invoke it.")

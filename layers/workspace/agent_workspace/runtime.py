@@ -17,6 +17,7 @@ from agent_workspace.store.clients import AwsClients
 from agent_workspace.store.elicitations import ElicitationStore
 from agent_workspace.store.events import EventStore
 from agent_workspace.store.memory import MemoryStore
+from agent_workspace.store.notifications import Mailer, NotificationStore, StackSecret
 from agent_workspace.store.pano import PanoStore
 from agent_workspace.store.queue import EventQueue
 from agent_workspace.store.schedules import ScheduleStore, ScheduleTarget
@@ -108,3 +109,15 @@ class Runtime:
     @cached_property
     def site_tools(self) -> SiteToolStore:
         return SiteToolStore(self.clients.dynamodb, self.settings.table_name)
+
+    @cached_property
+    def notifications(self) -> NotificationStore:
+        return NotificationStore(self.clients.dynamodb, self.settings.table_name)
+
+    @cached_property
+    def notification_secret(self) -> StackSecret:
+        return StackSecret(self.clients.secretsmanager, self.settings.notification_secret_arn)
+
+    @cached_property
+    def mailer(self) -> Mailer:
+        return Mailer(self.clients.sesv2, self.settings.notification_sender)

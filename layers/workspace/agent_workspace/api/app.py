@@ -17,6 +17,7 @@ from agent_workspace.api import (
     events,
     human_tokens,
     memory,
+    notifications,
     pano,
     skills,
     tasks,
@@ -79,6 +80,7 @@ def create_app(runtime: Runtime) -> FastAPI:
     app.include_router(board.router)
     app.include_router(board_tasks.router)
     app.include_router(bridge.router)
+    app.include_router(notifications.router)
     app.include_router(console.router)
     # Outermost first: a policy on every HTML page, note a client's hang-up (a wait serving it stops), refuse
     # bad Hosts/Origins, then oversized bodies (413) before anything reads them; innermost, an answer too large

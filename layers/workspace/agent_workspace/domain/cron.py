@@ -7,12 +7,13 @@ is only ever armed for the next computed instant (see `store.schedules`).
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
 
 from croniter import CroniterBadDateError, croniter
 
 from agent_workspace.domain.errors import PayloadError
 from agent_workspace.domain.text import echo
+from agent_workspace.domain.zones import zone
 
 _FIELD = "cronSchedule"
 
@@ -56,13 +57,10 @@ def validate_cron(expression: str, timezone: str | None = None) -> CronSchedule:
             "e.g. '30 * * * *'",
             field=_FIELD,
         )
-    if timezone is not None:
-        try:
-            ZoneInfo(timezone)
-        except (ZoneInfoNotFoundError, ValueError):
-            raise PayloadError(
-                f"timezone {echo(timezone)!r} is not an IANA time zone such as 'Europe/Berlin'", field="timezone"
-            ) from None
+    if timezone is not None and zone(timezone) is None:
+        raise PayloadError(
+            f"timezone {echo(timezone)!r} is not an IANA time zone such as 'Europe/Berlin'", field="timezone"
+        )
     return CronSchedule(normalised, timezone)
 
 

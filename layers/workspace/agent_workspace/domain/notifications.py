@@ -9,13 +9,15 @@ import hashlib
 import hmac
 import json
 import re
+import secrets
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, time, timedelta
 from typing import Any
 from urllib.parse import urlsplit
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
+from zoneinfo import ZoneInfo
 
 from agent_workspace.domain.errors import PayloadError
+from agent_workspace.domain.zones import zone
 
 # What the human is told about, as the settings name them.
 TRIGGERS = ("question", "blocker", "siteCall", "toolApproval", "humanTask", "review", "failedRun")
@@ -27,7 +29,6 @@ _EMAIL = re.compile(r"[^@\s\x00-\x1f\x7f]{1,64}@[A-Za-z0-9-]{1,63}(\.[A-Za-z0-9-
 SLACK_HOST = "hooks.slack.com"
 SLACK_URL_MAX = 300
 _CLOCK = re.compile(r"([01]\d|2[0-3]):([0-5]\d)")
-TIME_ZONE_MAX = 64
 
 LINK_MAX = 1024  # characters of a signed link's token; anything longer is refused unread
 LINK_CHOICES_MAX = 8  # enum values that get a link each; more, and the notification links to the console
@@ -138,29 +139,12 @@ def parse_quiet_hours(raw: dict[str, Any] | None, field_name: str = "quietHours"
         if match is None:
             raise PayloadError(f"{field_name}.{part} must be a time such as '22:00'", field=f"{field_name}.{part}")
         times.append(time(int(match.group(1)), int(match.group(2))))
-    zone = raw.get("timeZone")
-    # Looked up in the fixed list of zone names first: the name never becomes a path that is read.
-    if not isinstance(zone, str) or len(zone) > TIME_ZONE_MAX or zone not in _zone_names():
+    name = raw.get("timeZone")
+    if not isinstance(name, str) or zone(name) is None:
         raise PayloadError(
             f"{field_name}.timeZone must be an IANA time zone such as 'Europe/Istanbul'", field=f"{field_name}.timeZone"
         )
-    try:
-        ZoneInfo(zone)
-    except ZoneInfoNotFoundError:
-        raise PayloadError(
-            f"{field_name}.timeZone {zone!r} is not known here", field=f"{field_name}.timeZone"
-        ) from None
-    return QuietHours(times[0], times[1], zone)
-
-
-_ZONES: frozenset[str] | None = None
-
-
-def _zone_names() -> frozenset[str]:
-    global _ZONES
-    if _ZONES is None:
-        _ZONES = frozenset(available_timezones())
-    return _ZONES
+    return QuietHours(times[0], times[1], name)
 
 
 # -- answer links ----------------------------------------------------------------------------------
@@ -191,6 +175,40 @@ def read_link(key: bytes, token: str, now: datetime) -> dict[str, Any]:
     return claims
 
 
+# -- keys and secrets at rest ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Keys:
+    """What the stack's one secret derives: a link key and a data key, each for one purpose only."""
+
+    link: bytes
+    data: bytes
+
+    @classmethod
+    def derive(cls, secret: str) -> "Keys":
+        root = secret.encode()
+        return cls(
+            link=hmac.new(root, b"agent-workspace/answer-links", hashlib.sha256).digest(),
+            data=hmac.new(root, b"agent-workspace/sealed-settings", hashlib.sha256).digest(),
+        )
+
+
+def seal(key: bytes, text: str, purpose: str) -> str:
+    """`text` encrypted (AES-256-GCM) and bound to `purpose`: a sealed value moved to another field does not open."""
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM  # only where a secret is written or read
+
+    nonce = secrets.token_bytes(12)
+    return _b64(nonce + AESGCM(key).encrypt(nonce, text.encode(), purpose.encode()))
+
+
+def unseal(key: bytes, sealed: str, purpose: str) -> str:
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+    data = _unb64(sealed)
+    return AESGCM(key).decrypt(data[:12], data[12:], purpose.encode()).decode()
+
+
 def _mac(key: bytes, body: str) -> bytes:
     return hmac.new(key, body.encode(), hashlib.sha256).digest()
 
@@ -203,3 +221,75 @@ def _unb64(text: str) -> bytes:
     if not re.fullmatch(r"[A-Za-z0-9_-]*", text):
         raise ValueError("not base64url")
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+# -- what the human reads ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One answer a link can give: a label, the elicitation action and content it answers with."""
+
+    label: str
+    action: str
+    content: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class Note:
+    subject: str
+    text: str  # plain text for e-mail, every link spelled out
+    slack: str  # Slack's mrkdwn, links as <url|label>
+
+
+def simple_choices(requested_schema: dict[str, Any] | None) -> list[Choice]:
+    """The answers a question can take from a link: one yes/no or enum field (and Decline); else none."""
+    if not requested_schema:
+        return []
+    properties = requested_schema.get("properties") or {}
+    if len(properties) != 1:
+        return []
+    [(name, field_schema)] = properties.items()
+    if not isinstance(field_schema, dict):
+        return []
+    if field_schema.get("type") == "boolean":
+        values: list[Any] = [True, False]
+        labels = ["Yes", "No"]
+    elif isinstance(field_schema.get("enum"), list) and 0 < len(field_schema["enum"]) <= LINK_CHOICES_MAX:
+        values = [v for v in field_schema["enum"] if isinstance(v, str)]
+        if len(values) != len(field_schema["enum"]):
+            return []
+        labels = values
+    else:
+        return []
+    choices = [Choice(label, "accept", {name: value}) for label, value in zip(labels, values, strict=True)]
+    return [*choices, Choice("Decline", "decline", None)]
+
+
+def note(
+    workspace_title: str, headline: str, task_title: str, detail: str, console_url: str, links: list[tuple[str, str]]
+) -> Note:
+    """What the human reads: what happened where, the agent's words as they are, the links to act on it."""
+    subject = f"[{_line(workspace_title, 60)}] {headline}: {_line(detail or task_title, 80)}"
+    lines = [f"{headline}, in {workspace_title}, task “{task_title}”:", "", detail, ""]
+    if links:
+        lines += ["Answer from here (each link answers once):", *(f"  {label}: {url}" for label, url in links), ""]
+    lines += [f"Open it in the console: {console_url}"]
+    slack = "\n".join(
+        [
+            f"*{_mrkdwn(headline)}*, in {_mrkdwn(workspace_title)}, task “{_mrkdwn(task_title)}”:",
+            f">{_mrkdwn(detail)}".replace("\n", "\n>"),
+            " · ".join([*(f"<{url}|{_mrkdwn(label)}>" for label, url in links), f"<{console_url}|Open the task>"]),
+        ]
+    )
+    return Note(subject=subject, text="\n".join(lines), slack=slack)
+
+
+def _line(text: str, limit: int) -> str:
+    one = " ".join(text.split())
+    return one if len(one) <= limit else one[: limit - 1] + "…"
+
+
+def _mrkdwn(text: str) -> str:
+    """Slack's three control characters escaped, so an agent's text cannot forge a link or a mention."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -1,6 +1,7 @@
 """Creates the table, bucket and queues of template.yaml against any endpoint (moto here)."""
 
 import json
+import secrets
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +17,8 @@ SCHEDULE_GROUP = "ScheduleGroup"
 # Nothing is invoked through these locally (the local stack calls the handlers itself), but every
 # schedule is created with them exactly as on AWS.
 _LOCAL_ACCOUNT = "123456789012"
+# The local stack's notification e-mails come from here, verified in moto's SES as an operator verifies theirs.
+LOCAL_SENDER = "notifications@agent-workspace.local"
 
 
 @dataclass(frozen=True)
@@ -27,10 +30,13 @@ class Provisioned:
     schedule_target_arn: str
     scheduler_role_arn: str
     schedule_dead_letter_arn: str
+    notification_secret_arn: str = ""
 
     def settings(self) -> dict[str, str]:
         """The settings a runtime needs to use these resources."""
         return {
+            "notification_secret_arn": self.notification_secret_arn,
+            "notification_sender": LOCAL_SENDER,
             "events_queue_url": self.queue_url,
             "schedule_group": self.schedule_group,
             "schedule_target_arn": self.schedule_target_arn,
@@ -51,6 +57,11 @@ def provision(
     group = f"{table_name}-tasks"
     clients.scheduler.create_schedule_group(Name=group)
     schedule_dlq = clients.sqs.create_queue(QueueName=f"{table_name}-schedule-dlq")["QueueUrl"]
+    # The stack's notification secret (template: NotificationSecret, GenerateSecretString) and SES sender.
+    secret_arn = clients.secretsmanager.create_secret(
+        Name=f"{table_name}-notifications", SecretString=secrets.token_urlsafe(48)
+    )["ARN"]
+    clients.sesv2.create_email_identity(EmailIdentity=LOCAL_SENDER)
     return Provisioned(
         table_name,
         bucket_name,
@@ -59,6 +70,7 @@ def provision(
         schedule_target_arn=f"arn:aws:lambda:us-east-1:{_LOCAL_ACCOUNT}:function:{table_name}-schedule",
         scheduler_role_arn=f"arn:aws:iam::{_LOCAL_ACCOUNT}:role/{table_name}-scheduler",
         schedule_dead_letter_arn=_queue_arn(clients.sqs, schedule_dlq),
+        notification_secret_arn=secret_arn,
     )
 
 

@@ -21,6 +21,7 @@ from agent_workspace.domain.models import Actor
 from agent_workspace.domain.text import check_plain, echo
 from agent_workspace.observability import count, logger
 from agent_workspace.runtime import Runtime
+from agent_workspace.services import notifications
 
 _INTERVALS = (1.0, 2.0, 4.0)
 
@@ -90,6 +91,7 @@ def ask_permission(
                                   task_id=task_id)  # fmt: skip
     rt.channel.ask(actor.workspace_id, question, int(expires.timestamp()) + 3600)
     count("ChannelPermissionAsked")
+    notifications.notify(rt, "toolApproval", actor.account_id, actor.workspace_id, task_id, question_id)
     return {"id": question_id, "status": "pending"}, False
 
 

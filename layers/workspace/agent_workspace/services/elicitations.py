@@ -31,7 +31,7 @@ from agent_workspace.domain.tasks import Message, check_text, existing_id
 from agent_workspace.domain.text import echo
 from agent_workspace.observability import count
 from agent_workspace.runtime import Runtime
-from agent_workspace.services import channel
+from agent_workspace.services import channel, notifications
 
 _FIRST_POLL = 0.25
 _MAX_POLL = 3.0
@@ -83,6 +83,7 @@ def ask(
     )
     rt.elicitations.create(elicitation, question)
     count("ElicitationAsked")
+    notifications.notify(rt, "question", actor.account_id, actor.workspace_id, task_id, elicitation.id)
     return elicitation
 
 

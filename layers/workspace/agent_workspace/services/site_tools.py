@@ -43,6 +43,7 @@ from agent_workspace.domain.tasks import Message
 from agent_workspace.domain.text import echo
 from agent_workspace.observability import count
 from agent_workspace.runtime import Runtime
+from agent_workspace.services import notifications
 
 _FIRST_POLL = 0.2
 _MAX_POLL = 1.0
@@ -184,6 +185,8 @@ def start_call(rt: Runtime, actor: Actor, task_id: str, site: str, tool: str, ar
         )
     rt.site_tools.create_call(call, line)
     count("SiteCallStarted")
+    if not allowed:
+        notifications.notify(rt, "siteCall", actor.account_id, actor.workspace_id, task_id, call.id)
     return call
 
 

@@ -41,7 +41,7 @@ from agent_workspace.domain.tasks import (
 from agent_workspace.domain.text import echo
 from agent_workspace.observability import count
 from agent_workspace.runtime import Runtime
-from agent_workspace.services import channel
+from agent_workspace.services import channel, notifications
 from agent_workspace.services.agent_mentions import note_mentions
 from agent_workspace.services.tasks import change_status, resolve
 
@@ -540,6 +540,8 @@ def complete(rt: Runtime, actor: Actor, ref: str, summary: str, verdicts: list[V
     details = {"column": landing, "criteriaMet": met, "criteriaGiven": len(verdicts)}
     task, unblocked = change_status(rt, actor, task_id, "completed", landing, delivered, "completed", summary, details)
     count("TaskDelivered")
+    if landing == "in_review":
+        notifications.notify(rt, "review", actor.account_id, actor.workspace_id, task.id, f"{task.id}#{now}")
     return {**task.public(), "unblocked": [_brief(t) for t in unblocked], "workspacePolicy": policy.public()}
 
 

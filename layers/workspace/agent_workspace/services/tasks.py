@@ -32,7 +32,7 @@ from agent_workspace.domain.tasks import (
 from agent_workspace.domain.text import echo
 from agent_workspace.observability import count
 from agent_workspace.runtime import Runtime
-from agent_workspace.services import channel, events, schedules
+from agent_workspace.services import channel, events, notifications, schedules
 from agent_workspace.services.agent_mentions import note_mentions
 from agent_workspace.store.blobs import attachment_key, expires
 
@@ -99,6 +99,8 @@ def create_task(rt: Runtime, actor: Actor, new: NewTask) -> Task:
     count("TaskCreated")
     if actor.kind == "human":  # what the agent makes for itself it knows already
         channel.task_pushed(rt, actor.workspace_id, "task", task)
+    elif task.assignee == "human" and schedule is None:  # an agent hands the human work: tell them
+        notifications.notify(rt, "humanTask", actor.account_id, actor.workspace_id, task.id, task.id)
     return task
 
 
@@ -180,6 +182,8 @@ def change_status(
     )
     if old != status:
         count(f"TaskStatus{status.capitalize()}")
+    if actor.kind != "human" and status == "blocked" and old != "blocked":
+        notifications.notify(rt, "blocker", actor.account_id, actor.workspace_id, task.id, f"{task.id}#{now}")
     if actor.kind == "human" and old in ("completed", "rejected") and status in ("notstarted", "ongoing"):
         channel.push(rt, actor.workspace_id, "reopened", task.id, f"Reopened: {task.title}")
     if status == "completed" and task.event_id:

@@ -61,3 +61,11 @@ class AwsClients:
     @cached_property
     def scheduler(self) -> Any:
         return self._client("scheduler")
+
+    @cached_property
+    def sesv2(self) -> Any:
+        return self._client("sesv2")
+
+    @cached_property
+    def secretsmanager(self) -> Any:
+        return self._client("secretsmanager")

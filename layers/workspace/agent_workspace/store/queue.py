@@ -11,7 +11,9 @@ class EventQueue:
         self._sqs = sqs
         self._url = queue_url
 
-    def send(self, message: dict[str, Any]) -> None:
-        """One message; botocore retries throttling, and what still fails is `Unavailable` to the caller."""
+    def send(self, message: dict[str, Any], delay_seconds: int = 0) -> None:
+        """One message, delivered after `delay_seconds` (SQS: at most 900); botocore retries throttling, and what
+        still fails is `Unavailable` to the caller."""
+        body = json.dumps(message, separators=(",", ":"))
         with translating_errors(service="event queue"):
-            self._sqs.send_message(QueueUrl=self._url, MessageBody=json.dumps(message, separators=(",", ":")))
+            self._sqs.send_message(QueueUrl=self._url, MessageBody=body, DelaySeconds=min(max(delay_seconds, 0), 900))

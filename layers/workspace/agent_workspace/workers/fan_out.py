@@ -1,4 +1,5 @@
-"""The events queue's consumer: each message is one publication to turn into trigger tasks.
+"""The events queue's consumer: each message is one publication to turn into trigger tasks, or a notification
+to send (`"type": "notify"`, decision 0010).
 
 Powertools' BatchProcessor reports the messages that failed (ReportBatchItemFailures), so a
 poisoned message is retried, and finally dead-lettered, on its own while the rest of its batch
@@ -14,7 +15,7 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from agent_workspace.observability import logger
 from agent_workspace.runtime import Runtime
-from agent_workspace.services import events
+from agent_workspace.services import events, notifications
 
 
 def handle(event: dict[str, Any], context: Any, runtime: Runtime) -> PartialItemFailureResponse:
@@ -24,9 +25,16 @@ def handle(event: dict[str, Any], context: Any, runtime: Runtime) -> PartialItem
 
     def deliver(record: SQSRecord) -> int:
         try:
-            return events.deliver(runtime, json.loads(record.body))
+            return deliver_message(runtime, json.loads(record.body))
         except Exception:
             logger.exception("event message failed", extra={"messageId": record.message_id})
             raise
 
     return process_partial_response(event=event, record_handler=deliver, processor=processor, context=context)
+
+
+def deliver_message(runtime: Runtime, message: Any) -> int:
+    """One message of the events queue, by its type; a publication's message has none (it came first)."""
+    if isinstance(message, dict) and message.get("type") == "notify":
+        return notifications.deliver(runtime, message)
+    return events.deliver(runtime, message)

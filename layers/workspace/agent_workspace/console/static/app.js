@@ -16,6 +16,7 @@
 import { createAgents } from "./agents.js";
 import { createPermissions } from "./permissions.js";
 import { createBrowserPanel } from "./browser.js";
+import { createNotifications } from "./notify.js";
 
 const TOKEN_KEY = "agentWorkspace.humanToken";
 const WORKSPACE_KEY = "agentWorkspace.workspaceId";
@@ -2296,6 +2297,19 @@ const permissions = createPermissions({
 // The Chrome extension card: whether the browser is connected, what it shares, how to install it.
 const browserPanel = createBrowserPanel({ api, el, timeEl, reconcile, copyFrom });
 
+// The notification settings: read when the card opens and after a save, never in the polling round.
+const notifications = createNotifications({
+  api,
+  ApiError,
+  el,
+  seg,
+  announce,
+  showError,
+  clearError,
+  handleAuthFailure,
+  workspaceId: () => state.workspaceId,
+});
+
 // -- start --------------------------------------------------------------------------------------
 
 function wire() {
@@ -2303,6 +2317,7 @@ function wire() {
   buildBoard();
   agents.wire();
   browserPanel.wire();
+  notifications.wire();
   $("signin-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     const token = $("token-input").value.trim();

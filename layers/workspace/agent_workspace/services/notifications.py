@@ -1,0 +1,288 @@
+"""Notifications (issue 21): the human's settings, and telling them what an agent waits on (decision 0010).
+
+A trigger is enqueued on the events queue by the request that made the waiting thing, and sent by the events
+function: never inside the agent's request. Each channel is claimed before it sends, so a message SQS delivers
+twice sends nothing twice; a channel that fails is released and the message retried, and the channels that
+went out are not sent again.
+"""
+
+import json
+from datetime import datetime, timedelta
+from typing import Any
+
+from agent_workspace.domain.clock import iso, parse_iso
+from agent_workspace.domain.errors import NotFound, PayloadError, Unavailable
+from agent_workspace.domain.notifications import (
+    TRIGGERS,
+    Keys,
+    Note,
+    check_email,
+    check_slack_url,
+    check_triggers,
+    note,
+    parse_quiet_hours,
+    read_link,
+    seal,
+    sign_link,
+    simple_choices,
+    unseal,
+)
+from agent_workspace.observability import count, logger
+from agent_workspace.runtime import Runtime
+from agent_workspace.services import channel, elicitations, site_tools
+from agent_workspace.store.notifications import post_to_slack
+
+SENT_KEPT = timedelta(days=7)  # a redelivery later than this could send again; SQS keeps a message 4 days
+LINK_LIFETIME = timedelta(days=7)  # and never past the question's own expiry
+ANSWER_PATH = "/answer/"
+_SLACK_PURPOSE = "slack-webhook-url"
+
+
+def enabled(rt: Runtime) -> bool:
+    return bool(rt.settings.notification_secret_arn)
+
+
+def keys(rt: Runtime) -> Keys:
+    return Keys.derive(rt.notification_secret.value())
+
+
+# -- the human's settings --------------------------------------------------------------------------
+
+
+def settings_of(rt: Runtime, account_id: str) -> dict[str, Any]:
+    return _public(rt.notifications.settings(account_id) or {})
+
+
+def update(rt: Runtime, account_id: str, changes: dict[str, Any]) -> dict[str, Any]:
+    """Change the fields given (None clears one); a change racing another is refused, not merged."""
+    if not enabled(rt):
+        raise Unavailable("notifications are not set up on this stack: it has no notification secret")
+    stored = rt.notifications.settings(account_id) or {}
+    values = {k: v for k, v in stored.items() if k not in ("PK", "SK", "revision")}
+    if "email" in changes:
+        values["email"] = check_email(changes["email"]) if changes["email"] is not None else None
+    if "slackWebhookUrl" in changes:
+        url = changes["slackWebhookUrl"]
+        if url is None:
+            values["slackUrlSealed"] = None
+        else:
+            check_slack_url(url, allow_loopback=rt.settings.aws_endpoint_url is not None)
+            values["slackUrlSealed"] = seal(keys(rt).data, url, _SLACK_PURPOSE)
+    if "triggers" in changes:
+        wanted = changes["triggers"]  # null: back to every trigger
+        values["triggers"] = list(check_triggers(wanted)) if wanted is not None else None
+    if "quietHours" in changes:
+        quiet = parse_quiet_hours(changes["quietHours"])
+        values["quietHours"] = quiet.public() if quiet else None
+    values["updatedAt"] = iso(rt.clock())
+    rt.notifications.save_settings(account_id, values, int(stored.get("revision", 0)))
+    return _public({**values, "revision": int(stored.get("revision", 0)) + 1})
+
+
+def set_workspace(
+    rt: Runtime, account_id: str, workspace_id: str, muted: bool, triggers: list[str] | None
+) -> dict[str, Any]:
+    values = {"muted": muted, "triggers": list(check_triggers(triggers)) if triggers is not None else None}
+    rt.notifications.save_workspace(account_id, workspace_id, {**values, "updatedAt": iso(rt.clock())})
+    return values
+
+
+def workspace_of(rt: Runtime, account_id: str, workspace_id: str) -> dict[str, Any]:
+    stored = rt.notifications.workspace(account_id, workspace_id) or {}
+    return {"muted": bool(stored.get("muted", False)), "triggers": stored.get("triggers")}
+
+
+def _public(stored: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "email": stored.get("email"),
+        "slack": stored.get("slackUrlSealed") is not None,  # the URL is a secret: never shown again
+        "triggers": stored.get("triggers") or list(TRIGGERS),
+        "quietHours": stored.get("quietHours"),
+        "revision": int(stored.get("revision", 0)),
+        "updatedAt": stored.get("updatedAt"),
+    }
+
+
+# -- triggers --------------------------------------------------------------------------------------
+
+
+def notify(rt: Runtime, kind: str, account_id: str, workspace_id: str, task_id: str | None, ref: str) -> None:
+    """Tell the human of `kind` about `ref` (a question, task, site call or permission question's id), later."""
+    message = {
+        "type": "notify",
+        "id": f"{kind}#{ref}",
+        "kind": kind,
+        "accountId": account_id,
+        "workspaceId": workspace_id,
+        "taskId": task_id,
+        "ref": ref,
+    }
+    _enqueue(rt, message)
+
+
+def _enqueue(rt: Runtime, message: dict[str, Any]) -> None:
+    """Best effort: the waiting thing is stored already, and an agent's call must not fail for a notification."""
+    if not enabled(rt):
+        return
+    try:
+        rt.queue.send(message)
+    except Exception:
+        logger.exception("notification not enqueued", extra={"trigger": message["id"]})
+        count("NotificationNotEnqueued")
+
+
+# -- sending (the events function) -----------------------------------------------------------------
+
+
+def deliver(rt: Runtime, message: dict[str, Any]) -> int:
+    """Send one trigger on each channel the human chose; returns how many went out now."""
+    account_id, workspace_id, kind = message["accountId"], message["workspaceId"], message["kind"]
+    stored = rt.notifications.settings(account_id)
+    if not stored or kind not in (stored.get("triggers") or TRIGGERS):
+        return 0
+    override = rt.notifications.workspace(account_id, workspace_id) or {}
+    if override.get("muted") or (override.get("triggers") is not None and kind not in override["triggers"]):
+        return 0
+    quiet = parse_quiet_hours(stored["quietHours"]) if stored.get("quietHours") else None
+    held_until = quiet.held_until(rt.clock()) if quiet else None
+    if held_until is not None:  # held: back on the queue until the window ends, 15 minutes at a time
+        rt.queue.send(message, int((held_until - rt.clock()).total_seconds()) + 1)
+        count("NotificationHeld")
+        return 0
+    note = _note(rt, message)
+    if note is None:
+        return 0  # answered or gone before the notification went out: nothing to ask any more
+    now = rt.clock()
+    channels = [("email", stored.get("email")), ("slack", stored.get("slackUrlSealed"))]
+    sent, failed = 0, []
+    for medium, target in channels:
+        if not target:
+            continue
+        expires = int((now + SENT_KEPT).timestamp())
+        if not rt.notifications.claim_send(account_id, message["id"], medium, iso(now), expires):
+            continue  # a delivery before this one sent it
+        try:
+            _send(rt, medium, target, note)
+        except Exception as error:
+            rt.notifications.release_send(account_id, message["id"], medium)
+            logger.warning(
+                "notification failed", extra={"channel": medium, "trigger": message["id"], "why": str(error)}
+            )
+            failed.append(medium)
+        else:
+            sent += 1
+            count(f"NotificationSent{medium.capitalize()}")
+    if failed:
+        raise Unavailable(f"notification {message['id']} failed on {', '.join(failed)}; the message is retried")
+    return sent
+
+
+def _send(rt: Runtime, channel: str, target: str, note: Note) -> None:
+    if channel == "email":
+        if not rt.settings.notification_sender:
+            raise Unavailable("no sender identity is set (NotificationSender)")
+        rt.mailer.send(target, note.subject, note.text)
+        if rt.settings.aws_endpoint_url:  # the local stack: what it sent, readable in `make serve`'s log
+            logger.info("e-mail sent (local)", extra={"to": target, "subject": note.subject, "text": note.text})
+    else:
+        post_to_slack(unseal(keys(rt).data, target, _SLACK_PURPOSE), note.slack)
+
+
+def _note(rt: Runtime, message: dict[str, Any]) -> Note | None:
+    """What to tell the human, read now; None when it no longer waits for them (answered, decided, gone)."""
+    account_id, workspace_id, kind, ref = message["accountId"], message["workspaceId"], message["kind"], message["ref"]
+    task = rt.tasks.get(workspace_id, message["taskId"]) if message.get("taskId") else None
+    found = _subject(rt, kind, account_id, workspace_id, ref, task)
+    workspace = rt.accounts.get_workspace(account_id, workspace_id)
+    if found is None or workspace is None:
+        return None
+    headline, detail, choices, expires = found
+    base = base_url(rt)
+    expires = min(expires, rt.clock() + LINK_LIFETIME)
+    links = []
+    for label, answer in choices:
+        claims = {"k": kind, "acct": account_id, "w": workspace_id, "id": ref, "l": label, **answer}
+        links.append(
+            (label, f"{base}{ANSWER_PATH}{sign_link(keys(rt).link, {**claims, 'exp': int(expires.timestamp())})}")
+        )
+    task_path = f"/tasks/{task.id}" if task else ""
+    console = f"{base}/#/workspaces/{workspace_id}{task_path}"
+    return note(workspace.title, headline, task.title if task else "none", detail, console, links)
+
+
+_Subject = tuple[str, str, list[tuple[str, dict[str, Any]]], datetime]
+
+
+def _subject(rt: Runtime, kind: str, account_id: str, workspace_id: str, ref: str, task: Any) -> _Subject | None:
+    """(headline, the agent's words, the answers a link may give, until when) for one trigger, if it still waits."""
+    far = rt.clock() + LINK_LIFETIME
+    if kind == "question":
+        question = rt.elicitations.get(workspace_id, ref)
+        if question is None or question.status != "pending":
+            return None
+        choices = simple_choices(question.requested_schema) if question.mode == "form" else []
+        answers = [(c.label, {"a": c.action, "c": c.content}) for c in choices]
+        return "An agent asks you", question.message, answers, parse_iso(question.expires_at)
+    if kind == "blocker":
+        if task is None or task.status != "blocked":
+            return None
+        return "Blocked on you", task.body or task.title, [], far
+    if kind == "humanTask":
+        if task is None or task.status not in ("notstarted", "ongoing"):
+            return None
+        return "A task for you", task.body or task.title, [], far
+    if kind == "review":
+        if task is None or task.board_column != "in_review":
+            return None
+        summary = (task.delivery or {}).get("summary") or task.title
+        return "A delivery waits for your review", summary, [], far
+    if kind == "siteCall":
+        call = rt.site_tools.get_call(account_id, ref)
+        if call is None or call.status != "pending":
+            return None
+        detail = f"Arguments: {json.dumps(call.arguments, ensure_ascii=False)[:2000]}"
+        answers = [("Allow once", {"d": "allow_once"}), ("Deny", {"d": "deny"})]
+        until = parse_iso(call.created_at) + timedelta(seconds=rt.settings.site_call_approval_seconds)
+        return f"An agent wants to run {call.tool} on {call.site}", detail, answers, until
+    if kind == "toolApproval":
+        asked = rt.channel.question(workspace_id, ref)
+        if asked is None or asked.status != "pending":
+            return None
+        detail = "\n".join(part for part in (asked.description, asked.input_preview) if part)
+        answers = [("Allow", {"d": "allow"}), ("Deny", {"d": "deny"})]
+        return f"Claude Code asks to use {asked.tool_name}", detail, answers, parse_iso(asked.closes_at)
+    return None
+
+
+def base_url(rt: Runtime) -> str:
+    if not rt.settings.public_url:
+        raise Unavailable("the stack's public URL is not set (WORKSPACE_PUBLIC_URL): links could not be made")
+    return rt.settings.public_url.rstrip("/")
+
+
+# -- answer links ----------------------------------------------------------------------------------
+
+
+def read_answer_link(rt: Runtime, token: str) -> dict[str, Any]:
+    """A valid link's claims, and whether what it answers still waits; PayloadError or NotFound otherwise."""
+    if not enabled(rt):
+        raise NotFound("answer links are not set up on this stack")
+    claims = read_link(keys(rt).link, token, rt.clock())
+    found = _subject(rt, claims.get("k", ""), claims["acct"], claims["w"], claims["id"], None)
+    return {"claims": claims, "waiting": found is not None, "text": found[1] if found else ""}
+
+
+def use_answer_link(rt: Runtime, token: str) -> dict[str, Any]:
+    """Answer with the link, once: the answer's own conditional write refuses a second use or a late one."""
+    claims = read_answer_link(rt, token)["claims"]
+    kind, workspace_id, ref = claims["k"], claims["w"], claims["id"]
+    if kind == "question":
+        elicitations.answer(rt, workspace_id, ref, claims["a"], claims["c"])
+    elif kind == "siteCall":
+        site_tools.decide(rt, claims["acct"], workspace_id, ref, claims["d"])
+    elif kind == "toolApproval":
+        channel.decide(rt, workspace_id, ref, claims["d"])
+    else:
+        raise PayloadError("this link is not one the workspace made", field="token")
+    count("NotificationLinkUsed")
+    return claims

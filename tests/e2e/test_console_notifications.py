@@ -1,0 +1,53 @@
+"""The console's notification settings (issue 21): the human sets e-mail, Slack, what to hear about and quiet
+hours, mutes a workspace, and sees a refusal name the field. REST, as the human, checks what the page saved."""
+
+import httpx
+from playwright.sync_api import expect
+
+from tests.e2e.test_console import WAIT_MS, sign_in
+
+SLACK = "http://127.0.0.1:9/services/T0/B0/secret"  # loopback: the local stack may post there
+
+
+def test_the_human_sets_where_and_when_to_hear_and_mutes_a_workspace(live, seeded, console):
+    page = console
+    sign_in(page, live, seeded.human_token)
+    page.get_by_text("Notifications", exact=True).click()
+    form = page.locator("#notify-form")
+    expect(form.get_by_text("No Slack webhook is set.")).to_be_visible(timeout=WAIT_MS)
+
+    form.get_by_label("E-mail address").fill("not an address")
+    form.get_by_role("button", name="Save notification settings").click()
+    expect(page.get_by_role("alert")).to_contain_text("email must be an e-mail address", timeout=WAIT_MS)
+
+    form.get_by_label("E-mail address").fill("me@example.com")
+    form.get_by_label("Slack webhook URL").fill(SLACK)
+    form.get_by_label("A cron run or event failed").uncheck()
+    form.get_by_label("Quiet hours").check()
+    form.get_by_label("From").fill("22:30")
+    form.get_by_label("Until").fill("06:45")
+    form.get_by_label("Time zone").fill("Europe/Istanbul")
+    form.get_by_role("button", name="Save notification settings").click()
+    expect(page.get_by_role("status")).to_contain_text("The notification settings are saved.", timeout=WAIT_MS)
+    expect(form.get_by_text("A Slack webhook is set.")).to_be_visible()
+    expect(form.get_by_label("Slack webhook URL")).to_have_value("")  # a secret: never shown again
+
+    headers = {"authorization": f"Bearer {seeded.human_token}"}
+    with httpx.Client(base_url=live.url, headers=headers) as http:
+        saved = http.get("/api/notifications").json()
+        assert saved | {"updatedAt": None} == {
+            "email": "me@example.com",
+            "slack": True,
+            "triggers": ["question", "blocker", "siteCall", "toolApproval", "humanTask", "review"],
+            "quietHours": {"start": "22:30", "end": "06:45", "timeZone": "Europe/Istanbul"},
+            "revision": 1,
+            "updatedAt": None,
+        }
+        form.get_by_label("Mute this workspace").check()
+        expect(page.get_by_role("status")).to_contain_text("This workspace is muted.", timeout=WAIT_MS)
+        muted = http.get(f"/api/workspaces/{seeded.workspace_id}/notifications").json()
+        assert muted == {"muted": True, "triggers": None}
+
+        form.get_by_role("button", name="Remove the Slack webhook").click()
+        expect(form.get_by_text("No Slack webhook is set.")).to_be_visible(timeout=WAIT_MS)
+        assert http.get("/api/notifications").json()["slack"] is False

@@ -1,0 +1,357 @@
+"""Notifications end to end (issue 21): an agent's question reaches the human by e-mail (SES, read back from
+moto) and Slack (a local receiver), once, from the events queue; its answer links answer once.
+
+The agent asks over MCP; the events function's own code (`workers.fan_out`) takes the queue's messages, as the
+local stack's driver does. Time moves with the runtime's clock, never by waiting.
+"""
+
+import json
+import re
+import secrets
+import threading
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from typing import Any
+
+import httpx
+import pytest
+from moto.backends import get_backend
+
+from agent_workspace.local.provision import LOCAL_SENDER
+from agent_workspace.workers import fan_out
+from tests.integration.test_elicit import create_task
+from tests.support import Agent, mcp_client, ok, receive_all
+
+pytestmark = pytest.mark.anyio
+
+YES_NO = {"type": "object", "properties": {"ship": {"type": "boolean"}}, "required": ["ship"]}
+LINK = re.compile(r"^  (Yes|No|Decline): (http://\S+/answer/\S+)$", re.M)
+
+
+class SlackReceiver:
+    """A local stand-in for Slack's incoming webhook: it keeps each JSON body posted to it."""
+
+    def __init__(self, status: int = 200) -> None:
+        self.posts: list[dict] = []
+        self.status = status
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+                length = int(self.headers["Content-Length"])
+                receiver.posts.append(json.loads(self.rfile.read(length)))
+                self.send_response(receiver.status)
+                self.end_headers()
+                self.wfile.write(b"ok")
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self._server = HTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}/services/T0/B0/secret"
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self._server.shutdown()
+
+
+@pytest.fixture
+def slack():
+    receiver = SlackReceiver()
+    yield receiver
+    receiver.close()
+
+
+@pytest.fixture
+def human(live, seeded):
+    with httpx.Client(base_url=live.url, headers={"authorization": f"Bearer {seeded.human_token}"}) as http:
+        yield http
+
+
+@pytest.fixture
+def address() -> str:
+    return f"human-{secrets.token_hex(4)}@example.com"  # moto's SES store is shared by the whole session
+
+
+@pytest.fixture
+def configured(runtime, live, human, slack, address):
+    """The stack knows its URL (links point there); the human wants e-mail and Slack."""
+    runtime.settings = runtime.settings.model_copy(update={"public_url": live.url, "agent_wait_seconds": 0.3})
+    changed = human.patch("/api/notifications", json={"email": address, "slackWebhookUrl": slack.url})
+    assert changed.status_code == 200, changed.text
+    assert changed.json() | {"updatedAt": None} == {
+        "email": address,
+        "slack": True,
+        "triggers": ["question", "blocker", "siteCall", "toolApproval", "humanTask", "review", "failedRun"],
+        "quietHours": None,
+        "revision": 1,
+        "updatedAt": None,
+    }
+    assert slack.url not in changed.text  # a secret: never shown again
+
+
+def emails_to(address: str) -> list[Any]:
+    ses = get_backend("ses")["123456789012"]["us-east-1"]
+    return [m for m in ses.sent_messages if address in m.destinations["ToAddresses"]]
+
+
+def deliver_queue(runtime) -> list[dict]:
+    """Every message on the events queue, through the events function's code; the messages, for redelivery."""
+    bodies = [json.loads(m["Body"]) for m in receive_all(runtime)]
+    for body in bodies:
+        fan_out.deliver_message(runtime, body)
+    return bodies
+
+
+async def ask(live, seeded, runtime, schema: dict = YES_NO) -> tuple[str, str]:
+    task_id = create_task(runtime, seeded)
+    before = {q.id for q in runtime.elicitations.list_by_status(seeded.workspace_id, "pending")}
+    async with mcp_client(live.url, seeded.agent_token) as client:
+        text, is_error = await Agent(client)(
+            "task", "elicit", taskId=task_id, message="Ship the release <@channel>?", requestedSchema=schema
+        )
+    assert not is_error and json.loads(text)["action"] == "pending", text
+    [question] = [q for q in runtime.elicitations.list_by_status(seeded.workspace_id, "pending") if q.id not in before]
+    return task_id, question.id
+
+
+async def test_a_question_sends_one_email_and_one_slack_post_with_answer_links(
+    configured, live, runtime, seeded, slack, address
+):
+    task_id, question_id = await ask(live, seeded, runtime)
+    messages = deliver_queue(runtime)
+    assert [m["kind"] for m in messages] == ["question"]
+
+    [email] = emails_to(address)
+    assert email.source == LOCAL_SENDER
+    assert "Local workspace" in email.subject and "Ship the release" in email.subject
+    assert f"{live.url}/#/workspaces/{seeded.workspace_id}/tasks/{task_id}" in email.body
+    links = dict(LINK.findall(email.body))
+    assert sorted(links) == ["Decline", "No", "Yes"]
+
+    [post] = slack.posts
+    assert "Ship the release &lt;@channel&gt;?" in post["text"]  # an agent's text cannot mention or link
+    assert f"<{live.url}/#/workspaces/{seeded.workspace_id}/tasks/{task_id}|Open the task>" in post["text"]
+    assert f"<{links['Yes']}|Yes>" in post["text"]
+
+    # SQS delivers at least once: the same message again sends nothing more.
+    for message in messages:
+        fan_out.deliver_message(runtime, message)
+    assert len(emails_to(address)) == 1 and len(slack.posts) == 1
+
+
+async def test_an_answer_link_shows_then_answers_once_and_never_another_question(
+    configured, live, runtime, seeded, address
+):
+    task_id, question_id = await ask(live, seeded, runtime)
+    deliver_queue(runtime)
+    links = dict(LINK.findall(emails_to(address)[0].body))
+    with httpx.Client() as browser:
+        shown = browser.get(links["Yes"])  # what a mail scanner does: nothing is answered
+        assert shown.status_code == 200 and "Answer “Yes”" in shown.text
+        assert "Ship the release &lt;@channel&gt;?" in shown.text  # the agent's text stays text
+        assert runtime.elicitations.get(seeded.workspace_id, question_id).status == "pending"
+
+        answered = browser.post(links["Yes"], headers={"origin": live.url})
+        assert answered.status_code == 200 and "Answered" in answered.text, answered.text
+        question = runtime.elicitations.get(seeded.workspace_id, question_id)
+        assert (question.status, question.answer) == ("answered", {"action": "accept", "content": {"ship": True}})
+
+        again = browser.post(links["Yes"], headers={"origin": live.url})
+        assert again.status_code == 409 and "Already answered" in again.text
+        other = browser.post(links["No"], headers={"origin": live.url})
+        assert other.status_code == 409  # the question's other answers are spent too
+
+    # A link for this question cannot be turned into one for another: the signature covers the id.
+    _, second_id = await ask(live, seeded, runtime)
+    body, mac = links["Yes"].rsplit("/", 1)[1].split(".")
+    claims = json.loads(_unb64(body))
+    forged = _b64(json.dumps({**claims, "id": second_id}, separators=(",", ":"), sort_keys=True).encode())
+    with httpx.Client() as browser:
+        refused = browser.post(f"{live.url}/answer/{forged}.{mac}", headers={"origin": live.url})
+    assert refused.status_code == 422 and "not one the workspace made" in refused.text
+    assert runtime.elicitations.get(seeded.workspace_id, second_id).status == "pending"
+
+
+async def test_an_answer_link_is_refused_once_it_expires(configured, live, runtime, seeded, address, clock):
+    await ask(live, seeded, runtime)
+    deliver_queue(runtime)
+    links = dict(LINK.findall(emails_to(address)[0].body))
+    clock.advance(days=8)  # past the link's 7 days (and the question's own expiry)
+    with httpx.Client() as browser:
+        late = browser.post(links["Yes"], headers={"origin": live.url})
+    assert late.status_code == 422 and "expired" in late.text
+
+
+async def test_a_question_answered_before_the_queue_runs_sends_nothing(configured, live, runtime, seeded, address):
+    _, question_id = await ask(live, seeded, runtime)
+    from agent_workspace.services.elicitations import answer
+
+    answer(runtime, seeded.workspace_id, question_id, "decline", None)
+    deliver_queue(runtime)
+    assert emails_to(address) == []
+
+
+async def test_a_failing_slack_is_retried_without_sending_the_email_again(
+    configured, live, runtime, seeded, slack, address
+):
+    slack.status = 500
+    await ask(live, seeded, runtime)
+    [message] = [json.loads(m["Body"]) for m in receive_all(runtime)]
+    with pytest.raises(Exception, match="failed on slack"):
+        fan_out.deliver_message(runtime, message)
+    assert len(emails_to(address)) == 1
+    slack.status = 200
+    assert fan_out.deliver_message(runtime, message) == 1  # the retry: Slack only
+    assert len(emails_to(address)) == 1 and len(slack.posts) == 2  # the failed attempt, then the one that took
+
+
+async def test_quiet_hours_hold_a_notification_until_they_end(configured, live, runtime, seeded, human, address, clock):
+    from datetime import UTC, datetime
+
+    clock.set(datetime(2026, 12, 3, 23, 0, tzinfo=UTC))
+    quiet = {"start": "22:00", "end": "07:00", "timeZone": "UTC"}
+    assert human.patch("/api/notifications", json={"quietHours": quiet}).status_code == 200
+    await ask(live, seeded, runtime)
+    deliver_queue(runtime)
+    assert emails_to(address) == []
+    held = runtime.clients.sqs.get_queue_attributes(
+        QueueUrl=runtime.settings.events_queue_url, AttributeNames=["ApproximateNumberOfMessagesDelayed"]
+    )["Attributes"]["ApproximateNumberOfMessagesDelayed"]
+    assert held == "1"  # back on the queue, 15 minutes at a time, until 07:00
+
+
+async def test_a_muted_workspace_or_an_unwanted_trigger_sends_nothing(
+    configured, live, runtime, seeded, human, address
+):
+    muted = human.put(f"/api/workspaces/{seeded.workspace_id}/notifications", json={"muted": True})
+    assert muted.status_code == 200 and muted.json() == {"muted": True, "triggers": None}
+    await ask(live, seeded, runtime)
+    deliver_queue(runtime)
+    assert emails_to(address) == []
+    assert human.put(f"/api/workspaces/{seeded.workspace_id}/notifications", json={"muted": False}).status_code == 200
+    assert human.patch("/api/notifications", json={"triggers": ["blocker"]}).json()["triggers"] == ["blocker"]
+    await ask(live, seeded, runtime)
+    deliver_queue(runtime)
+    assert emails_to(address) == []
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"email": "not an address"}, "email"),
+        ({"slackWebhookUrl": "https://evil.example/services/x"}, "slackWebhookUrl"),
+        ({"slackWebhookUrl": "http://169.254.169.254/latest/meta-data"}, "slackWebhookUrl"),
+        ({"triggers": ["gossip"]}, "triggers"),
+        ({"quietHours": {"start": "25:00", "end": "07:00", "timeZone": "UTC"}}, "quietHours.start"),
+        ({"quietHours": {"start": "22:00", "end": "07:00", "timeZone": "../etc/passwd"}}, "quietHours.timeZone"),
+        ({"sms": "+100"}, "sms"),
+    ],
+)
+def test_bad_settings_are_refused_naming_the_field_and_nothing_changes(runtime, live, human, body, field):
+    before = human.get("/api/notifications").json()
+    refused = human.patch("/api/notifications", json=body)
+    assert refused.status_code == 422, refused.text
+    assert field in json.dumps(refused.json())
+    assert human.get("/api/notifications").json() == before
+
+
+def test_a_settings_change_that_lost_a_race_is_refused(runtime, seeded):
+    from agent_workspace.domain.errors import Conflict
+    from agent_workspace.services import notifications
+
+    notifications.update(runtime, seeded.account_id, {"email": "a@example.com"})
+    stored = runtime.notifications.settings(seeded.account_id)
+    runtime.notifications.save_settings(seeded.account_id, {"email": "b@example.com"}, stored["revision"])
+    with pytest.raises(Conflict, match="changed meanwhile"):
+        runtime.notifications.save_settings(seeded.account_id, {"email": "c@example.com"}, stored["revision"])
+    assert runtime.notifications.settings(seeded.account_id)["email"] == "b@example.com"
+
+
+def _b64(data: bytes) -> str:
+    import base64
+
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def _unb64(text: str) -> bytes:
+    import base64
+
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+# -- the other triggers ----------------------------------------------------------------------------
+
+
+async def test_a_task_for_the_human_and_a_blocker_are_sent_each_once(configured, live, runtime, seeded, address, slack):
+    async with mcp_client(live.url, seeded.agent_token) as client:
+        agent = Agent(client)
+        task_id = await agent.create(title="Sign the contract", body="Page 3 needs your signature.", assignee="human")
+        own = await agent.create(title="Refactor the parser", body="")
+        text, is_error = await agent("task", "updateStatus", taskId=own, status="blocked")
+        assert not is_error, text
+    deliver_queue(runtime)
+    subjects = sorted(email.subject for email in emails_to(address))
+    assert subjects == [
+        "[Local workspace] A task for you: Page 3 needs your signature.",
+        "[Local workspace] Blocked on you: Refactor the parser",
+    ]
+    [for_human] = [e for e in emails_to(address) if "A task for you" in e.subject]
+    assert f"{live.url}/#/workspaces/{seeded.workspace_id}/tasks/{task_id}" in for_human.body
+    assert len(slack.posts) == 2
+
+
+async def test_a_site_call_is_allowed_once_from_its_link(configured, live, runtime, seeded, address, human):
+    site = {"origin": "https://shop.example", "title": "Shop", "tools": [{"name": "add_to_cart"}]}
+    assert human.put("/api/bridge/sites", json={"sites": [site]}).status_code == 200
+    task_id = create_task(runtime, seeded)
+    async with mcp_client(live.url, seeded.agent_token) as client:
+        text, is_error = await Agent(client)(
+            "siteTools", "call", taskId=task_id, site="https://shop.example", tool="add_to_cart", arguments={}
+        )
+    assert not is_error and json.loads(text)["status"] == "pending", text
+    deliver_queue(runtime)
+    [email] = emails_to(address)
+    assert email.subject.startswith("[Local workspace] An agent wants to run add_to_cart on https://shop.example")
+    links = dict(re.findall(r"^  (Allow once|Deny): (\S+)$", email.body, re.M))
+    with httpx.Client() as browser:
+        assert browser.post(links["Allow once"], headers={"origin": live.url}).status_code == 200
+        assert browser.post(links["Deny"], headers={"origin": live.url}).status_code == 409  # decided already
+    [call] = human.get(f"/api/workspaces/{seeded.workspace_id}/site-calls").json()
+    assert (call["status"], call["decision"]) == ("queued", "allow_once")
+
+
+async def test_a_claude_code_permission_request_is_allowed_from_its_link(configured, live, runtime, seeded, address):
+    with httpx.Client(base_url=live.url, headers={"authorization": f"Bearer {seeded.agent_token}"}) as bridge:
+        asked = bridge.post(
+            "/api/channel/permissions",
+            json={"requestId": "abcde", "toolName": "Bash", "description": "Run the tests", "inputPreview": "make"},
+        )
+    assert asked.status_code == 201, asked.text
+    deliver_queue(runtime)
+    [email] = emails_to(address)
+    assert "Claude Code asks to use Bash" in email.subject and "Run the tests" in email.body
+    links = dict(re.findall(r"^  (Allow|Deny): (\S+)$", email.body, re.M))
+    with httpx.Client() as browser:
+        done = browser.post(links["Deny"], headers={"origin": live.url})
+    assert done.status_code == 200, done.text
+    assert runtime.channel.question(seeded.workspace_id, asked.json()["id"]).status == "denied"
+
+
+def test_null_puts_a_field_back_to_its_default(runtime, live, human):
+    changed = human.patch("/api/notifications", json={"email": "me@example.com", "triggers": ["question"]})
+    assert changed.status_code == 200, changed.text
+    reset = human.patch("/api/notifications", json={"email": None, "triggers": None, "quietHours": None})
+    assert reset.status_code == 200, reset.text
+    assert (reset.json()["email"], len(reset.json()["triggers"]), reset.json()["quietHours"]) == (None, 7, None)
+
+
+async def test_a_delivery_waiting_for_sign_off_is_sent_for_review(configured, live, runtime, seeded, address, human):
+    assert human.put(f"/api/workspaces/{seeded.workspace_id}/board/policy", json={"signOff": True}).status_code == 200
+    async with mcp_client(live.url, seeded.agent_token) as client:
+        agent = Agent(client)
+        created = await ok(agent, "create_task", title="Migrate the table")
+        await ok(agent, "claim_task", taskId=created["id"])
+        await ok(agent, "complete_task", taskId=created["id"], summary="Migrated; rollback tested.")
+    deliver_queue(runtime)
+    [email] = emails_to(address)
+    assert email.subject == "[Local workspace] A delivery waits for your review: Migrated; rollback tested."
