@@ -51,3 +51,18 @@ def test_the_human_sets_where_and_when_to_hear_and_mutes_a_workspace(live, seede
         form.get_by_role("button", name="Remove the Slack webhook").click()
         expect(form.get_by_text("No Slack webhook is set.")).to_be_visible(timeout=WAIT_MS)
         assert http.get("/api/notifications").json()["slack"] is False
+
+
+def test_the_console_offers_browser_notifications_and_its_worker_loads_under_the_pages_policy(live, seeded, console):
+    page = console
+    sign_in(page, live, seeded.human_token)
+    page.get_by_text("Notifications", exact=True).click()
+    expect(page.get_by_role("button", name="Show notifications in this browser")).to_be_visible(timeout=WAIT_MS)
+    # What the button registers: the worker that shows pushes, served from the root (its scope is the console).
+    scope = page.evaluate(
+        "navigator.serviceWorker.register('/sw.js').then(r => navigator.serviceWorker.ready.then(() => r.scope))"
+    )
+    assert scope == f"{live.url}/"
+    served = httpx.get(f"{live.url}/sw.js")
+    assert served.status_code == 200 and served.headers["content-type"].startswith("text/javascript")
+    assert 'addEventListener("push"' in served.text

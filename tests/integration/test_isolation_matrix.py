@@ -1053,6 +1053,17 @@ ROUTES: dict[str, RouteCase] = {
         bodies={"PATCH": lambda w: {"email": "attacker@example.com"}}, b_sees=lambda w: '"triggers":'
     ),
     "/api/workspaces/{workspace_id}/notifications": RouteCase(_w1, bodies={"PUT": lambda w: {"muted": True}}),
+    "/api/notifications/push-key": RouteCase(b_sees=lambda w: '"publicKey":'),
+    "/api/notifications/push-subscriptions": RouteCase(
+        bodies={
+            "POST": lambda w: {
+                "endpoint": "http://127.0.0.1:9/push/attacker",
+                "keys": {"p256dh": "B" + "A" * 86, "auth": "A" * 22},
+            }
+        },
+        b_sees=lambda w: "[",
+    ),
+    "/api/notifications/push-subscriptions/{subscription_id}": RouteCase(lambda w: {"subscription_id": "0" * 32}),
     "/api/bridge/pending": RouteCase(b_sees=lambda w: '{"calls":[]}'),
     "/api/bridge/calls": RouteCase(query={"wait": "0"}, b_sees=lambda w: '{"calls":[]}'),
     "/api/bridge/calls/{call_id}/result": RouteCase(

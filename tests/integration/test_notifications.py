@@ -355,3 +355,87 @@ async def test_a_delivery_waiting_for_sign_off_is_sent_for_review(configured, li
     deliver_queue(runtime)
     [email] = emails_to(address)
     assert email.subject == "[Local workspace] A delivery waits for your review: Migrated; rollback tested."
+
+
+# -- Web Push ----------------------------------------------------------------------------------------
+
+
+class PushService(SlackReceiver):
+    """A browser's push service on loopback: it keeps each request's headers and encrypted body."""
+
+    def __init__(self) -> None:
+        self.requests: list[tuple[dict, bytes]] = []
+        service = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                service.requests.append(({k.lower(): v for k, v in self.headers.items()}, body))
+                self.send_response(201)
+                self.end_headers()
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self._server = HTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}/push/send/abc"
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+
+
+async def test_a_web_push_is_encrypted_for_the_subscription_and_signed_with_the_stacks_key(
+    configured, live, runtime, seeded, human
+):
+    import http_ece
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec, utils
+
+    browser_key = ec.generate_private_key(ec.SECP256R1())
+    auth = secrets.token_bytes(16)
+    point = browser_key.public_key().public_bytes(
+        serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
+    )
+    service = PushService()
+    try:
+        subscribed = human.post(
+            "/api/notifications/push-subscriptions",
+            json={"endpoint": service.url, "expirationTime": None, "keys": {"p256dh": _b64(point), "auth": _b64(auth)}},
+        )
+        assert subscribed.status_code == 201, subscribed.text
+        await ask(live, seeded, runtime)
+        messages = deliver_queue(runtime)
+        for message in messages:  # delivered twice: pushed once
+            fan_out.deliver_message(runtime, message)
+        [(headers, body)] = service.requests
+    finally:
+        service.close()
+    assert headers["content-encoding"] == "aes128gcm" and headers["ttl"] == "86400"
+    shown = json.loads(http_ece.decrypt(body, private_key=browser_key, auth_secret=auth, version="aes128gcm"))
+    assert shown["title"].startswith("[Local workspace] An agent asks you") and "Ship the release" in shown["body"]
+    assert shown["url"].startswith(f"{live.url}/#/workspaces/{seeded.workspace_id}/tasks/")
+
+    # VAPID: a JWT for the push service's origin, signed by the key the browser subscribed with.
+    scheme, _, fields = headers["authorization"].partition(" ")
+    assert scheme == "vapid"
+    token, key = (part.split("=", 1)[1] for part in fields.split(","))
+    assert key == human.get("/api/notifications/push-key").json()["publicKey"]
+    head, claims, signature = token.split(".")
+    assert json.loads(_unb64(claims))["aud"] == service.url.split("/push")[0]
+    public = ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), _unb64(key))
+    raw = _unb64(signature)
+    der = utils.encode_dss_signature(int.from_bytes(raw[:32], "big"), int.from_bytes(raw[32:], "big"))
+    public.verify(der, f"{head}.{claims}".encode(), ec.ECDSA(hashes.SHA256()))  # raises if forged
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "field"),
+    [
+        ("https://evil.example/push", "endpoint"),
+        ("http://169.254.169.254/latest", "endpoint"),
+        ("https://fcm.googleapis.com.evil.example/x", "endpoint"),
+    ],
+)
+def test_a_subscription_to_anything_but_a_push_service_is_refused(runtime, live, human, endpoint, field):
+    body = {"endpoint": endpoint, "keys": {"p256dh": _b64(b"\x04" + b"x" * 64), "auth": _b64(b"a" * 16)}}
+    refused = human.post("/api/notifications/push-subscriptions", json=body)
+    assert refused.status_code == 422 and field in refused.text, refused.text
+    assert human.get("/api/notifications/push-subscriptions").json() == []

@@ -17,7 +17,7 @@ from agent_workspace.store.clients import AwsClients
 from agent_workspace.store.elicitations import ElicitationStore
 from agent_workspace.store.events import EventStore
 from agent_workspace.store.memory import MemoryStore
-from agent_workspace.store.notifications import Mailer, NotificationStore, StackSecret
+from agent_workspace.store.notifications import Mailer, NotificationStore, PushSubscriptions, StackSecret
 from agent_workspace.store.pano import PanoStore
 from agent_workspace.store.queue import EventQueue
 from agent_workspace.store.schedules import ScheduleStore, ScheduleTarget
@@ -121,3 +121,7 @@ class Runtime:
     @cached_property
     def mailer(self) -> Mailer:
         return Mailer(self.clients.sesv2, self.settings.notification_sender)
+
+    @cached_property
+    def push_subscriptions(self) -> PushSubscriptions:
+        return PushSubscriptions(self.clients.dynamodb, self.settings.table_name)

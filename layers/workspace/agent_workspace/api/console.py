@@ -33,6 +33,12 @@ def page() -> FileResponse:
     return _file("index.html")
 
 
+@router.get("/sw.js")
+def service_worker() -> FileResponse:
+    """The console's service worker (Web Push), from the root: a worker's scope is the path it is served at."""
+    return _file("sw.js")
+
+
 @router.get("/console/{name}")
 def asset(name: str) -> FileResponse:
     return _file(name)

@@ -9,7 +9,7 @@ An answer link is its own credential: a signed, expiring token for one answer to
 from html import escape
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Path
+from fastapi import APIRouter, Path, Response, status
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -84,6 +84,54 @@ def get_workspace_settings(workspace_id: str, human: HumanDep, rt: RuntimeDep) -
 def set_workspace_settings(workspace_id: str, payload: WorkspaceSettingsIn, human: HumanDep, rt: RuntimeDep) -> dict:
     accounts.owned_workspace(rt.accounts, human.account_id, workspace_id)
     return notifications.set_workspace(rt, human.account_id, workspace_id, payload.muted, payload.triggers)
+
+
+class PushKeyOut(BaseModel):
+    publicKey: str = Field(description="The stack's VAPID public key: PushManager.subscribe's applicationServerKey.")
+
+
+class PushKeysIn(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    p256dh: str
+    auth: str
+
+
+class PushSubscriptionIn(BaseModel):
+    """A browser's PushSubscription, as its toJSON() gives it."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    endpoint: str = Field(description="The browser's push service URL (FCM, Mozilla, WNS or Apple).")
+    expirationTime: float | None = None
+    keys: PushKeysIn
+
+
+class PushSubscriptionOut(BaseModel):
+    id: str
+    createdAt: str
+
+
+@router.get("/api/notifications/push-key", response_model=PushKeyOut)
+def get_push_key(human: HumanDep, rt: RuntimeDep) -> dict:
+    return {"publicKey": notifications.push_key(rt)}
+
+
+@router.get("/api/notifications/push-subscriptions", response_model=list[PushSubscriptionOut])
+def list_push_subscriptions(human: HumanDep, rt: RuntimeDep) -> list[dict]:
+    return notifications.subscriptions_of(rt, human.account_id)
+
+
+@router.post("/api/notifications/push-subscriptions", status_code=status.HTTP_201_CREATED,
+             response_model=PushSubscriptionOut)  # fmt: skip
+def add_push_subscription(payload: PushSubscriptionIn, human: HumanDep, rt: RuntimeDep) -> dict:
+    """This browser gets Web Push notifications (the console subscribes it)."""
+    keys = payload.keys
+    return notifications.subscribe(rt, human.account_id, payload.endpoint, keys.p256dh, keys.auth)
+
+
+@router.delete("/api/notifications/push-subscriptions/{subscription_id}", status_code=status.HTTP_204_NO_CONTENT)
+def remove_push_subscription(subscription_id: str, human: HumanDep, rt: RuntimeDep) -> Response:
+    notifications.unsubscribe(rt, human.account_id, subscription_id[:64])
+    return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 
 def _given(payload: SettingsIn) -> dict[str, Any]:

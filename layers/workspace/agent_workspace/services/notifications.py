@@ -6,31 +6,39 @@ twice sends nothing twice; a channel that fails is released and the message retr
 went out are not sent again.
 """
 
+import hashlib
 import json
 from datetime import datetime, timedelta
 from typing import Any
+from urllib.parse import urlsplit
 
 from agent_workspace.domain.clock import iso, parse_iso
 from agent_workspace.domain.errors import NotFound, PayloadError, Unavailable
 from agent_workspace.domain.notifications import (
+    PUSH_SUBSCRIPTIONS_MAX,
     TRIGGERS,
     Keys,
     Note,
     check_email,
+    check_push_endpoint,
+    check_push_key,
     check_slack_url,
     check_triggers,
+    encrypt_push,
     note,
     parse_quiet_hours,
+    public_key_b64,
     read_link,
     seal,
     sign_link,
     simple_choices,
     unseal,
+    vapid_key,
 )
 from agent_workspace.observability import count, logger
 from agent_workspace.runtime import Runtime
 from agent_workspace.services import channel, elicitations, site_tools
-from agent_workspace.store.notifications import post_to_slack
+from agent_workspace.store.notifications import PushGone, post_to_slack, post_web_push
 
 SENT_KEPT = timedelta(days=7)  # a redelivery later than this could send again; SQS keeps a message 4 days
 LINK_LIFETIME = timedelta(days=7)  # and never past the question's own expiry
@@ -90,6 +98,50 @@ def set_workspace(
 def workspace_of(rt: Runtime, account_id: str, workspace_id: str) -> dict[str, Any]:
     stored = rt.notifications.workspace(account_id, workspace_id) or {}
     return {"muted": bool(stored.get("muted", False)), "triggers": stored.get("triggers")}
+
+
+# -- Web Push subscriptions -------------------------------------------------------------------------
+
+
+def push_key(rt: Runtime) -> str:
+    """The stack's VAPID public key, the `applicationServerKey` a browser subscribes with."""
+    if not enabled(rt):
+        raise Unavailable("notifications are not set up on this stack: it has no notification secret")
+    return public_key_b64(vapid_key(keys(rt).vapid))
+
+
+def subscribe(rt: Runtime, account_id: str, endpoint: str, p256dh: str, auth: str) -> dict[str, Any]:
+    """Remember one browser's push subscription (again: the same id), at most 10 per account."""
+    if not enabled(rt):
+        raise Unavailable("notifications are not set up on this stack: it has no notification secret")
+    check_push_endpoint(endpoint, allow_loopback=rt.settings.aws_endpoint_url is not None)
+    check_push_key(p256dh, "keys.p256dh", 65)
+    check_push_key(auth, "keys.auth", 16)
+    subscription_id = hashlib.sha256(endpoint.encode()).hexdigest()[:32]
+    existing = rt.push_subscriptions.all(account_id)
+    if subscription_id not in {_subscription_id(s) for s in existing} and len(existing) >= PUSH_SUBSCRIPTIONS_MAX:
+        raise PayloadError(
+            f"this account has {PUSH_SUBSCRIPTIONS_MAX} push subscriptions; remove one first", field="endpoint"
+        )
+    now = iso(rt.clock())
+    rt.push_subscriptions.put(account_id, subscription_id, {"endpoint": endpoint, "p256dh": p256dh, "auth": auth,
+                                                             "createdAt": now})  # fmt: skip
+    return {"id": subscription_id, "createdAt": now}
+
+
+def unsubscribe(rt: Runtime, account_id: str, subscription_id: str) -> None:
+    valid = len(subscription_id) == 32 and all(c in "0123456789abcdef" for c in subscription_id)
+    if not valid or not rt.push_subscriptions.delete(account_id, subscription_id):
+        raise NotFound(f"no push subscription {subscription_id[:40]!r}")
+
+
+def subscriptions_of(rt: Runtime, account_id: str) -> list[dict[str, Any]]:
+    """Each browser subscribed, without its endpoint or keys (they are the browser's secrets)."""
+    return [{"id": _subscription_id(s), "createdAt": s["createdAt"]} for s in rt.push_subscriptions.all(account_id)]
+
+
+def _subscription_id(stored: dict[str, Any]) -> str:
+    return str(stored["SK"]).removeprefix("PUSHSUB#")
 
 
 def _public(stored: dict[str, Any]) -> dict[str, Any]:
@@ -153,7 +205,8 @@ def deliver(rt: Runtime, message: dict[str, Any]) -> int:
     if note is None:
         return 0  # answered or gone before the notification went out: nothing to ask any more
     now = rt.clock()
-    channels = [("email", stored.get("email")), ("slack", stored.get("slackUrlSealed"))]
+    pushes = rt.push_subscriptions.all(account_id)
+    channels = [("email", stored.get("email")), ("slack", stored.get("slackUrlSealed")), ("webpush", pushes)]
     sent, failed = 0, []
     for medium, target in channels:
         if not target:
@@ -177,15 +230,51 @@ def deliver(rt: Runtime, message: dict[str, Any]) -> int:
     return sent
 
 
-def _send(rt: Runtime, channel: str, target: str, note: Note) -> None:
+def _send(rt: Runtime, channel: str, target: Any, note: Note) -> None:
     if channel == "email":
         if not rt.settings.notification_sender:
             raise Unavailable("no sender identity is set (NotificationSender)")
         rt.mailer.send(target, note.subject, note.text)
         if rt.settings.aws_endpoint_url:  # the local stack: what it sent, readable in `make serve`'s log
             logger.info("e-mail sent (local)", extra={"to": target, "subject": note.subject, "text": note.text})
-    else:
+    elif channel == "slack":
         post_to_slack(unseal(keys(rt).data, target, _SLACK_PURPOSE), note.slack)
+    else:
+        _push(rt, target, note)
+
+
+def _push(rt: Runtime, subscriptions: list[dict[str, Any]], note: Note) -> None:
+    """One encrypted message (RFC 8291, aes128gcm) to each subscribed browser, signed with VAPID (RFC 8292); a
+    subscription the push service no longer knows is forgotten. Fails if none took it."""
+    from py_vapid import Vapid02
+
+    vapid = Vapid02(private_key=vapid_key(keys(rt).vapid))
+    payload = json.dumps({"title": note.subject, "body": note.push, "url": note.url}).encode()
+    # RFC 8292's contact for the push service: the stack's https URL, else the sender's address.
+    base = base_url(rt)
+    contact = base if base.startswith("https://") else f"mailto:{rt.settings.notification_sender or 'admin@localhost'}"
+    delivered, failures = 0, []
+    for subscription in subscriptions:
+        endpoint = subscription["endpoint"]
+        body = encrypt_push(
+            payload,
+            check_push_key(subscription["p256dh"], "keys.p256dh", 65),
+            check_push_key(subscription["auth"], "keys.auth", 16),
+        )
+        parts = urlsplit(endpoint)
+        claims = {"aud": f"{parts.scheme}://{parts.netloc}", "exp": int(rt.clock().timestamp()) + 12 * 3600,
+                  "sub": contact}  # fmt: skip
+        headers = {"Content-Encoding": "aes128gcm", "TTL": "86400", "Urgency": "high", **vapid.sign(claims)}
+        try:
+            post_web_push(endpoint, body, headers)
+        except PushGone:
+            rt.push_subscriptions.delete(subscription["PK"].removeprefix("ACCOUNT#"), _subscription_id(subscription))
+        except Unavailable as error:
+            failures.append(error.message)
+        else:
+            delivered += 1
+    if failures and not delivered:
+        raise Unavailable("; ".join(failures))
 
 
 def _note(rt: Runtime, message: dict[str, Any]) -> Note | None:

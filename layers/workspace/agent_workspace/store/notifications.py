@@ -15,7 +15,7 @@ from boto3.dynamodb.conditions import Attr
 
 from agent_workspace.domain.errors import Conflict, Unavailable
 from agent_workspace.store import keys
-from agent_workspace.store.dynamo import get_item, key, to_item, translating_errors
+from agent_workspace.store.dynamo import get_item, key, query_prefix, to_item, translating_errors
 from agent_workspace.store.expressions import NEW_ITEM, only_if
 
 _SETTINGS_SK = "NOTIFY"
@@ -75,6 +75,39 @@ class NotificationStore:
             )
 
 
+def _subscription_sk(subscription_id: str) -> str:
+    return f"PUSHSUB#{subscription_id}"
+
+
+class PushSubscriptions:
+    """The account's Web Push subscriptions (`PUSHSUB#<id>`, the id a hash of the endpoint): one per browser."""
+
+    def __init__(self, dynamodb: Any, table_name: str) -> None:
+        self._db = dynamodb
+        self._table = table_name
+
+    def all(self, account_id: str) -> list[dict[str, Any]]:
+        return query_prefix(self._db, self._table, keys.account_pk(account_id), "PUSHSUB#")
+
+    def put(self, account_id: str, subscription_id: str, values: dict[str, Any]) -> None:
+        item = {keys.PK: keys.account_pk(account_id), keys.SK: _subscription_sk(subscription_id), **values}
+        with translating_errors():
+            self._db.put_item(TableName=self._table, Item=to_item(item))
+
+    def delete(self, account_id: str, subscription_id: str) -> bool:
+        """False if the account has no such subscription."""
+        try:
+            with translating_errors():
+                self._db.delete_item(
+                    TableName=self._table,
+                    Key=key(keys.account_pk(account_id), _subscription_sk(subscription_id)),
+                    ConditionExpression="attribute_exists(PK)",
+                )
+        except Conflict:
+            return False
+        return True
+
+
 class StackSecret:
     """The notification secret's value, read from Secrets Manager on first use and kept for the process."""
 
@@ -128,3 +161,21 @@ def post_to_slack(url: str, text: str) -> None:
     except (urllib.error.URLError, TimeoutError, OSError) as error:
         reason = getattr(error, "code", None) or type(error).__name__
         raise Unavailable(f"Slack did not take the message ({reason})") from None
+
+
+class PushGone(Exception):
+    """The push service says the subscription no longer exists (404, 410): forget it."""
+
+
+def post_web_push(endpoint: str, body: bytes, headers: dict[str, str]) -> None:
+    """One encrypted message to a browser's push service (its URL checked when the browser subscribed)."""
+    request = urllib.request.Request(endpoint, data=body, headers=headers, method="POST")
+    try:
+        with _OPENER.open(request, timeout=_SLACK_TIMEOUT) as response:
+            response.read(1024)
+    except urllib.error.HTTPError as error:
+        if error.code in (404, 410):
+            raise PushGone(endpoint) from None
+        raise Unavailable(f"the push service did not take the message ({error.code})") from None
+    except (urllib.error.URLError, TimeoutError, OSError) as error:
+        raise Unavailable(f"the push service did not take the message ({type(error).__name__})") from None

@@ -39,6 +39,40 @@ export function createNotifications(ui) {
     });
     $("notify-slack-remove").addEventListener("click", () => save({ slackWebhookUrl: null }));
     $("notify-mute").addEventListener("change", () => mute($("notify-mute").checked));
+    const push = $("notify-push");
+    push.hidden = !("serviceWorker" in navigator && "PushManager" in window && window.isSecureContext);
+    push.addEventListener("click", () => subscribe());
+  }
+
+  // Web Push: this browser subscribes with the stack's VAPID key; the server keeps the subscription.
+  async function subscribe() {
+    const button = $("notify-push");
+    button.disabled = true;
+    try {
+      if ((await Notification.requestPermission()) !== "granted") {
+        announce("The browser did not allow notifications for this page.");
+        return;
+      }
+      const registration = await navigator.serviceWorker.register("/sw.js");
+      await navigator.serviceWorker.ready;
+      const { publicKey } = await api("GET", "/api/notifications/push-key");
+      const subscription = await registration.pushManager.subscribe({
+        userVisibleOnly: true,
+        applicationServerKey: fromBase64Url(publicKey),
+      });
+      await api("POST", "/api/notifications/push-subscriptions", subscription.toJSON());
+      clearError();
+      announce("This browser will show notifications.");
+    } catch (error) {
+      if (!handleAuthFailure(error)) showError(error, "Turning on browser notifications failed");
+    } finally {
+      button.disabled = false;
+    }
+  }
+
+  function fromBase64Url(text) {
+    const padded = text.replace(/-/g, "+").replace(/_/g, "/") + "=".repeat((4 - (text.length % 4)) % 4);
+    return Uint8Array.from(atob(padded), (c) => c.charCodeAt(0));
   }
 
   function showQuiet() {
