@@ -439,3 +439,39 @@ def test_a_subscription_to_anything_but_a_push_service_is_refused(runtime, live,
     refused = human.post("/api/notifications/push-subscriptions", json=body)
     assert refused.status_code == 422 and field in refused.text, refused.text
     assert human.get("/api/notifications/push-subscriptions").json() == []
+
+
+# -- a cron run that failed ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("retry_succeeds", [False, True])
+async def test_a_cron_run_that_still_failed_after_retries_is_told_once_and_one_a_retry_saved_is_not(
+    configured, runtime, seeded, address, monkeypatch, retry_succeeds
+):
+    from agent_workspace.domain.errors import Unavailable
+    from agent_workspace.services import schedules
+    from agent_workspace.services.tasks import Actor, NewTask, create_task
+
+    monkeypatch.setattr(schedules, "FAILED_RUN_NOTICE_SECONDS", 0)  # in production: 10 minutes later
+    human_actor = Actor("human", seeded.account_id, seeded.workspace_id, "t")
+    template = create_task(runtime, human_actor, NewTask("Nightly report", "", cron_schedule="30 * * * *"))
+    event = schedules.Firing(seeded.account_id, seeded.workspace_id, template.id, template.next_fire_at).input()
+    create_run = runtime.tasks.create_run
+
+    def failing(*args, **kwargs):
+        raise Unavailable("the table is throttled")
+
+    monkeypatch.setattr(runtime.tasks, "create_run", failing)
+    for _ in range(3):  # Lambda's first attempt and its two retries
+        with pytest.raises(Unavailable):
+            schedules.fire(runtime, event)
+    if retry_succeeds:
+        monkeypatch.setattr(runtime.tasks, "create_run", create_run)
+        assert schedules.fire(runtime, event) == "created"
+    deliver_queue(runtime)
+    subjects = [email.subject for email in emails_to(address)]
+    if retry_succeeds:
+        assert subjects == []
+    else:
+        assert subjects == ["[Local workspace] A cron run failed: The run due at " + template.next_fire_at
+                            + " failed after retries."]  # fmt: skip

@@ -158,8 +158,17 @@ def _public(stored: dict[str, Any]) -> dict[str, Any]:
 # -- triggers --------------------------------------------------------------------------------------
 
 
-def notify(rt: Runtime, kind: str, account_id: str, workspace_id: str, task_id: str | None, ref: str) -> None:
-    """Tell the human of `kind` about `ref` (a question, task, site call or permission question's id), later."""
+def notify(
+    rt: Runtime,
+    kind: str,
+    account_id: str,
+    workspace_id: str,
+    task_id: str | None,
+    ref: str,
+    delay_seconds: int = 0,
+) -> None:
+    """Tell the human of `kind` about `ref` (a question, task, site call or permission question's id), later:
+    at once, or after `delay_seconds` for what may still resolve itself (a failed run Lambda retries)."""
     message = {
         "type": "notify",
         "id": f"{kind}#{ref}",
@@ -169,15 +178,15 @@ def notify(rt: Runtime, kind: str, account_id: str, workspace_id: str, task_id: 
         "taskId": task_id,
         "ref": ref,
     }
-    _enqueue(rt, message)
+    _enqueue(rt, message, delay_seconds)
 
 
-def _enqueue(rt: Runtime, message: dict[str, Any]) -> None:
+def _enqueue(rt: Runtime, message: dict[str, Any], delay_seconds: int = 0) -> None:
     """Best effort: the waiting thing is stored already, and an agent's call must not fail for a notification."""
     if not enabled(rt):
         return
     try:
-        rt.queue.send(message)
+        rt.queue.send(message, delay_seconds)
     except Exception:
         logger.exception("notification not enqueued", extra={"trigger": message["id"]})
         count("NotificationNotEnqueued")
@@ -320,6 +329,11 @@ def _subject(rt: Runtime, kind: str, account_id: str, workspace_id: str, ref: st
         if task is None or task.status not in ("notstarted", "ongoing"):
             return None
         return "A task for you", task.body or task.title, [], far
+    if kind == "failedRun":
+        fire_at = ref.partition("#")[2]
+        if task is None or not task.is_template or task.next_fire_at != fire_at:
+            return None  # a retry created the run meanwhile, or the template is gone
+        return "A cron run failed", f"The run due at {fire_at} failed after retries.", [], far
     if kind == "review":
         if task is None or task.board_column != "in_review":
             return None

@@ -18,7 +18,7 @@ from agent_workspace.domain.ids import is_id, new_id
 from agent_workspace.domain.tasks import AttachmentRef, Task, existing_id
 from agent_workspace.observability import count, logger
 from agent_workspace.runtime import Runtime
-from agent_workspace.services import channel
+from agent_workspace.services import channel, notifications
 from agent_workspace.store.blobs import attachment_key
 from agent_workspace.store.schedules import schedule_name
 
@@ -67,8 +67,22 @@ def disarm(rt: Runtime, template: Task) -> None:
 
 
 def fire(rt: Runtime, event: Any) -> str:
-    """Handle one delivery of a schedule; returns what happened ("created", "duplicate" or "gone")."""
+    """Handle one delivery of a schedule; returns what happened ("created", "duplicate" or "gone"). A failure is
+    raised for Lambda to retry, and the human is told in 10 minutes if the run still does not exist then."""
     firing = Firing.parse(event)
+    try:
+        return _fire(rt, firing, event)
+    except Exception:
+        ref = f"{firing.template_id}#{firing.fire_at}"
+        notifications.notify(rt, "failedRun", firing.account_id, firing.workspace_id, firing.template_id, ref,
+                             delay_seconds=FAILED_RUN_NOTICE_SECONDS)  # fmt: skip
+        raise
+
+
+FAILED_RUN_NOTICE_SECONDS = 600  # Lambda's two retries of an asynchronous invocation are over by then
+
+
+def _fire(rt: Runtime, firing: Firing, event: Any) -> str:
     template = rt.tasks.get(firing.workspace_id, firing.template_id, consistent=True)
     if template is None or not template.is_template:
         rt.schedules.disarm(schedule_name(firing.workspace_id, firing.template_id))
@@ -92,7 +106,7 @@ def fire(rt: Runtime, event: Any) -> str:
     except Conflict:
         current = rt.tasks.get(firing.workspace_id, firing.template_id, consistent=True)
         if current is None:
-            return fire(rt, event)  # deleted meanwhile: disarm
+            return _fire(rt, firing, event)  # deleted meanwhile: disarm
         if current.next_fire_at == firing.fire_at:
             raise Unavailable(f"template {template.id} is being changed; the firing will be retried") from None
         _rearm(rt, firing.account_id, current)
