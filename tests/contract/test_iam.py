@@ -197,6 +197,12 @@ def test_the_workers_may_make_no_call_the_code_does_not(role):
         assert actions <= needed.get(resource, set()), (role, resource, actions - needed.get(resource, set()))
 
 
+def test_both_workers_may_enqueue_a_notification():
+    """The schedule function tells of a failed run, the events function holds one for quiet hours (decision 0010)."""
+    for role in ("ScheduleFunctionRole", "EventsFunctionRole"):
+        assert "sqs:SendMessage" in grants(role)["events-queue"], role
+
+
 def test_the_events_function_touches_only_the_table_and_its_queue():
     assert set(grants("EventsFunctionRole")) == {
         "*", "logs", "table", "index", "events-queue", "email", "notification-secret"
