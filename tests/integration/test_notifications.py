@@ -475,3 +475,36 @@ async def test_a_cron_run_that_still_failed_after_retries_is_told_once_and_one_a
     else:
         assert subjects == ["[Local workspace] A cron run failed: The run due at " + template.next_fire_at
                             + " failed after retries."]  # fmt: skip
+
+
+# -- a flood becomes a digest ------------------------------------------------------------------------
+
+
+async def test_more_than_three_in_a_minute_are_sent_as_one_digest(configured, live, runtime, seeded, address, clock):
+    from datetime import UTC, datetime
+
+    clock.set(datetime(2026, 12, 3, 12, 0, 10, tzinfo=UTC))
+    for _ in range(5):
+        await ask(live, seeded, runtime)
+    messages = deliver_queue(runtime)
+    assert len(messages) == 5
+    for message in messages:  # SQS delivers them again: nothing more is sent or listed twice
+        fan_out.deliver_message(runtime, message)
+    assert len(emails_to(address)) == 3  # one by one up to three a minute
+    delayed = runtime.clients.sqs.get_queue_attributes(
+        QueueUrl=runtime.settings.events_queue_url, AttributeNames=["ApproximateNumberOfMessagesDelayed"]
+    )["Attributes"]["ApproximateNumberOfMessagesDelayed"]
+    assert delayed == "1"  # the digest, when the minute is over
+
+    flush = {
+        **messages[0],
+        "kind": "digest",
+        "id": "digest#2026-12-03T12:00",
+        "ref": "2026-12-03T12:00",
+        "taskId": None,
+    }
+    assert fan_out.deliver_message(runtime, flush) == 2  # e-mail and Slack
+    assert fan_out.deliver_message(runtime, flush) == 0  # delivered twice: sent once
+    digest = emails_to(address)[-1]
+    assert digest.subject == "2 things wait for you in Agent Workspace"
+    assert digest.body.count("An agent asks you") == 2 and digest.body.count(f"{live.url}/#/workspaces/") == 2

@@ -374,6 +374,14 @@ def note(
     return Note(subject=subject, text="\n".join(lines), slack=slack, push=push, url=console_url)
 
 
+def digest_note(items: list[tuple[str, str]], console_url: str) -> Note:
+    """Many at once: one message listing each (its subject and where to open it), instead of a flood."""
+    subject = f"{len(items)} things wait for you in Agent Workspace"
+    text = "\n".join([f"{subject}:", "", *(f"- {title}\n  {url}" for title, url in items), "", console_url])
+    slack = "\n".join([f"*{subject}*", *(f"• <{url}|{_mrkdwn(title)}>" for title, url in items)])
+    return Note(subject=subject, text=text, slack=slack, push=f"{len(items)} notifications", url=console_url)
+
+
 def _line(text: str, limit: int) -> str:
     one = " ".join(text.split())
     return one if len(one) <= limit else one[: limit - 1] + "…"

@@ -24,6 +24,7 @@ from agent_workspace.domain.notifications import (
     check_push_key,
     check_slack_url,
     check_triggers,
+    digest_note,
     encrypt_push,
     note,
     parse_quiet_hours,
@@ -199,7 +200,11 @@ def deliver(rt: Runtime, message: dict[str, Any]) -> int:
     """Send one trigger on each channel the human chose; returns how many went out now."""
     account_id, workspace_id, kind = message["accountId"], message["workspaceId"], message["kind"]
     stored = rt.notifications.settings(account_id)
-    if not stored or kind not in (stored.get("triggers") or TRIGGERS):
+    if not stored:
+        return 0
+    if kind == DIGEST:
+        return _send_digest(rt, message, stored)
+    if kind not in (stored.get("triggers") or TRIGGERS):
         return 0
     override = rt.notifications.workspace(account_id, workspace_id) or {}
     if override.get("muted") or (override.get("triggers") is not None and kind not in override["triggers"]):
@@ -213,30 +218,81 @@ def deliver(rt: Runtime, message: dict[str, Any]) -> int:
     note = _note(rt, message)
     if note is None:
         return 0  # answered or gone before the notification went out: nothing to ask any more
-    now = rt.clock()
+    channels = _channels(rt, account_id, stored)
+    minute = rt.clock().strftime("%Y-%m-%dT%H:%M")
+    seen_before, tallied = rt.notifications.tally(account_id, minute, message["id"])
+    if tallied > DIGEST_AFTER:  # a flood: into the minute's digest, sent once when the minute is over
+        return _into_digest(rt, message, note, channels, minute, first=not seen_before, place=tallied)
+    return _send_all(rt, account_id, message["id"], channels, note)
+
+
+DIGEST = "digest"
+DIGEST_AFTER = 3  # notifications a minute sent one by one; more wait for the minute's digest
+
+
+def _channels(rt: Runtime, account_id: str, stored: dict[str, Any]) -> list[tuple[str, Any]]:
     pushes = rt.push_subscriptions.all(account_id)
-    channels = [("email", stored.get("email")), ("slack", stored.get("slackUrlSealed")), ("webpush", pushes)]
+    wanted = [("email", stored.get("email")), ("slack", stored.get("slackUrlSealed")), ("webpush", pushes)]
+    return [(medium, target) for medium, target in wanted if target]
+
+
+def _send_all(rt: Runtime, account_id: str, trigger_id: str, channels: list[tuple[str, Any]], note: Note) -> int:
+    """Each channel claimed, then sent; a failure is released and raised (SQS retries only what failed)."""
+    now = rt.clock()
     sent, failed = 0, []
     for medium, target in channels:
-        if not target:
-            continue
         expires = int((now + SENT_KEPT).timestamp())
-        if not rt.notifications.claim_send(account_id, message["id"], medium, iso(now), expires):
+        if not rt.notifications.claim_send(account_id, trigger_id, medium, iso(now), expires):
             continue  # a delivery before this one sent it
         try:
             _send(rt, medium, target, note)
         except Exception as error:
-            rt.notifications.release_send(account_id, message["id"], medium)
-            logger.warning(
-                "notification failed", extra={"channel": medium, "trigger": message["id"], "why": str(error)}
-            )
+            rt.notifications.release_send(account_id, trigger_id, medium)
+            logger.warning("notification failed", extra={"channel": medium, "trigger": trigger_id, "why": str(error)})
             failed.append(medium)
         else:
             sent += 1
             count(f"NotificationSent{medium.capitalize()}")
     if failed:
-        raise Unavailable(f"notification {message['id']} failed on {', '.join(failed)}; the message is retried")
+        raise Unavailable(f"notification {trigger_id} failed on {', '.join(failed)}; the message is retried")
     return sent
+
+
+def _into_digest(
+    rt: Runtime,
+    message: dict[str, Any],
+    note: Note,
+    channels: list[tuple[str, Any]],
+    minute: str,
+    first: bool,
+    place: int,
+) -> int:
+    """Keep the note for the minute's digest; the channels are claimed now, so a redelivery sends nothing."""
+    account_id, now = message["accountId"], rt.clock()
+    expires = int((now + SENT_KEPT).timestamp())
+    claimed = [
+        rt.notifications.claim_send(account_id, message["id"], medium, iso(now), expires) for medium, _ in channels
+    ]
+    if any(claimed):
+        rt.notifications.add_to_digest(account_id, minute, {"id": message["id"], "subject": note.subject,
+                                                             "url": note.url}, expires)  # fmt: skip
+    if first and place == DIGEST_AFTER + 1:  # the minute's first overflow: the digest goes when the minute ends
+        flush = {**message, "kind": DIGEST, "id": f"{DIGEST}#{minute}", "ref": minute, "taskId": None}
+        rt.queue.send(flush, 65 - now.second)
+    count("NotificationDigested")
+    return 0
+
+
+def _send_digest(rt: Runtime, message: dict[str, Any], stored: dict[str, Any]) -> int:
+    account_id, minute = message["accountId"], message["ref"]
+    entries: dict[str, dict[str, Any]] = {}
+    for entry in rt.notifications.digest(account_id, minute):
+        entries.setdefault(entry["id"], entry)  # a redelivered trigger is listed once
+    if not entries:
+        return 0
+    base = base_url(rt)
+    note = digest_note([(e["subject"], e["url"]) for e in entries.values()], f"{base}/")
+    return _send_all(rt, account_id, message["id"], _channels(rt, account_id, stored), note)
 
 
 def _send(rt: Runtime, channel: str, target: Any, note: Note) -> None:

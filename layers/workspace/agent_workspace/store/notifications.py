@@ -15,10 +15,16 @@ from boto3.dynamodb.conditions import Attr
 
 from agent_workspace.domain.errors import Conflict, Unavailable
 from agent_workspace.store import keys
-from agent_workspace.store.dynamo import get_item, key, query_prefix, to_item, translating_errors
+from agent_workspace.store.dynamo import from_item, get_item, key, query_prefix, to_item, translating_errors
 from agent_workspace.store.expressions import NEW_ITEM, only_if
 
 _SETTINGS_SK = "NOTIFY"
+
+
+def _day_later(minute: str) -> int:
+    from datetime import UTC, datetime, timedelta
+
+    return int((datetime.strptime(minute, "%Y-%m-%dT%H:%M").replace(tzinfo=UTC) + timedelta(days=1)).timestamp())
 
 
 def _workspace_sk(workspace_id: str) -> str:
@@ -66,6 +72,34 @@ class NotificationStore:
         except Conflict:
             return False
         return True
+
+    def tally(self, account_id: str, minute: str, trigger_id: str) -> tuple[bool, int]:
+        """Count a trigger in this minute (a set: a redelivery counts once): (seen before, how many now)."""
+        with translating_errors():
+            answer = self._db.update_item(
+                TableName=self._table,
+                Key=key(keys.account_pk(account_id), f"NOTIFYRATE#{minute}"),
+                UpdateExpression="ADD ids :id SET #ttl = if_not_exists(#ttl, :ttl)",
+                ExpressionAttributeNames={"#ttl": keys.TTL_ATTRIBUTE},
+                ExpressionAttributeValues=to_item({":id": {trigger_id}, ":ttl": _day_later(minute)}),
+                ReturnValues="ALL_OLD",
+            )
+        before = set(from_item(answer.get("Attributes", {})).get("ids", set()))
+        return trigger_id in before, len(before | {trigger_id})
+
+    def add_to_digest(self, account_id: str, minute: str, entry: dict[str, Any], expires_at: int) -> None:
+        with translating_errors():
+            self._db.update_item(
+                TableName=self._table,
+                Key=key(keys.account_pk(account_id), f"NOTIFYDIGEST#{minute}"),
+                UpdateExpression="SET entries = list_append(if_not_exists(entries, :none), :entry), #ttl = :ttl",
+                ExpressionAttributeNames={"#ttl": keys.TTL_ATTRIBUTE},
+                ExpressionAttributeValues=to_item({":entry": [entry], ":none": [], ":ttl": expires_at}),
+            )
+
+    def digest(self, account_id: str, minute: str) -> list[dict[str, Any]]:
+        item = get_item(self._db, self._table, keys.account_pk(account_id), f"NOTIFYDIGEST#{minute}")
+        return list(item.get("entries", [])) if item else []
 
     def release_send(self, account_id: str, trigger_id: str, channel: str) -> None:
         """The send failed: let the retried message send it."""
