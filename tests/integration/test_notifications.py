@@ -191,18 +191,38 @@ async def test_a_question_answered_before_the_queue_runs_sends_nothing(configure
     assert emails_to(address) == []
 
 
-async def test_a_failing_slack_is_retried_without_sending_the_email_again(
-    configured, live, runtime, seeded, slack, address
+async def test_a_failing_slack_is_retried_later_with_a_growing_delay_and_the_email_is_not_held_up(
+    configured, live, runtime, seeded, slack, address, monkeypatch
 ):
     slack.status = 500
     await ask(live, seeded, runtime)
     [message] = [json.loads(m["Body"]) for m in receive_all(runtime)]
-    with pytest.raises(Exception, match="failed on slack"):
-        fan_out.deliver_message(runtime, message)
+    queued: list[tuple[dict, int]] = []
+    monkeypatch.setattr(runtime.queue, "send", lambda body, delay=0: queued.append((body, delay)))
+
+    assert fan_out.deliver_message(runtime, message) == 1  # the e-mail went; Slack failed
     assert len(emails_to(address)) == 1
+    [(retry, delay)] = queued
+    assert (retry["attempt"], delay) == (1, 30)
+    assert fan_out.deliver_message(runtime, retry) == 0  # Slack fails again: later still
+    assert (queued[-1][0]["attempt"], queued[-1][1]) == (2, 60)
+
     slack.status = 200
-    assert fan_out.deliver_message(runtime, message) == 1  # the retry: Slack only
-    assert len(emails_to(address)) == 1 and len(slack.posts) == 2  # the failed attempt, then the one that took
+    assert fan_out.deliver_message(runtime, queued[-1][0]) == 1  # Slack only
+    assert len(emails_to(address)) == 1 and len(slack.posts) == 3  # two failed attempts, then the one that took
+    assert len(queued) == 2  # nothing more to retry
+
+
+async def test_a_channel_that_keeps_failing_is_given_up_after_five_retries(
+    configured, live, runtime, seeded, slack, monkeypatch
+):
+    slack.status = 500
+    await ask(live, seeded, runtime)
+    [message] = [json.loads(m["Body"]) for m in receive_all(runtime)]
+    queued: list[tuple[dict, int]] = []
+    monkeypatch.setattr(runtime.queue, "send", lambda body, delay=0: queued.append((body, delay)))
+    fan_out.deliver_message(runtime, {**message, "attempt": 5})
+    assert queued == []
 
 
 async def test_quiet_hours_hold_a_notification_until_they_end(configured, live, runtime, seeded, human, address, clock):
@@ -508,3 +528,33 @@ async def test_more_than_three_in_a_minute_are_sent_as_one_digest(configured, li
     digest = emails_to(address)[-1]
     assert digest.subject == "2 things wait for you in Agent Workspace"
     assert digest.body.count("An agent asks you") == 2 and digest.body.count(f"{live.url}/#/workspaces/") == 2
+
+
+async def test_an_event_still_undelivered_after_retries_is_told_and_one_a_retry_delivered_is_not(
+    configured, runtime, seeded, address, monkeypatch
+):
+    from agent_workspace.domain.errors import Unavailable
+    from agent_workspace.domain.models import Actor
+    from agent_workspace.services import events
+
+    monkeypatch.setattr(events, "FAILED_EVENT_NOTICE_SECONDS", 0)  # in production: 15 minutes later
+    event = events.define_event(runtime, seeded.account_id, "release_cut", "A release branch was cut")
+    events.subscribe(runtime, seeded.account_id, seeded.workspace_id, event.id, "Smoke-test it", "")
+    agent = Actor("agent", seeded.account_id, seeded.workspace_id, "t")
+    for name in ("release_cut", "release_cut"):
+        events.publish(runtime, agent, events.NewPublication(name, "v1.2"))
+    [first, second] = [json.loads(m["Body"]) for m in receive_all(runtime)]
+    original = runtime.events.mark_delivered
+
+    def failing(*args, **kwargs):
+        raise Unavailable("the table is throttled")
+
+    monkeypatch.setattr(runtime.events, "mark_delivered", failing)
+    for message in (first, second):
+        with pytest.raises(Unavailable):
+            fan_out.deliver_message(runtime, message)
+    monkeypatch.setattr(runtime.events, "mark_delivered", original)
+    fan_out.deliver_message(runtime, second)  # SQS's retry of the second works
+    deliver_queue(runtime)
+    [email] = emails_to(address)  # the first only
+    assert email.subject.startswith("[Local workspace] An event could not be delivered: “release_cut” published at")

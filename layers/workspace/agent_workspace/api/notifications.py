@@ -17,7 +17,7 @@ from agent_workspace.api.deps import HumanDep, RuntimeDep
 from agent_workspace.api.errors import problem_responses
 from agent_workspace.domain.errors import WorkspaceError
 from agent_workspace.domain.notifications import LINK_MAX, TRIGGERS
-from agent_workspace.services import accounts, notifications
+from agent_workspace.services import accounts, notifications, web_push
 
 router = APIRouter(tags=["notifications"], responses=problem_responses(401, 403, 404, 409, 422, 503))
 
@@ -112,12 +112,12 @@ class PushSubscriptionOut(BaseModel):
 
 @router.get("/api/notifications/push-key", response_model=PushKeyOut)
 def get_push_key(human: HumanDep, rt: RuntimeDep) -> dict:
-    return {"publicKey": notifications.push_key(rt)}
+    return {"publicKey": web_push.push_key(rt)}
 
 
 @router.get("/api/notifications/push-subscriptions", response_model=list[PushSubscriptionOut])
 def list_push_subscriptions(human: HumanDep, rt: RuntimeDep) -> list[dict]:
-    return notifications.subscriptions_of(rt, human.account_id)
+    return web_push.subscriptions_of(rt, human.account_id)
 
 
 @router.post("/api/notifications/push-subscriptions", status_code=status.HTTP_201_CREATED,
@@ -125,12 +125,12 @@ def list_push_subscriptions(human: HumanDep, rt: RuntimeDep) -> list[dict]:
 def add_push_subscription(payload: PushSubscriptionIn, human: HumanDep, rt: RuntimeDep) -> dict:
     """This browser gets Web Push notifications (the console subscribes it)."""
     keys = payload.keys
-    return notifications.subscribe(rt, human.account_id, payload.endpoint, keys.p256dh, keys.auth)
+    return web_push.subscribe(rt, human.account_id, payload.endpoint, keys.p256dh, keys.auth)
 
 
 @router.delete("/api/notifications/push-subscriptions/{subscription_id}", status_code=status.HTTP_204_NO_CONTENT)
 def remove_push_subscription(subscription_id: str, human: HumanDep, rt: RuntimeDep) -> Response:
-    notifications.unsubscribe(rt, human.account_id, subscription_id[:64])
+    web_push.unsubscribe(rt, human.account_id, subscription_id[:64])
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 

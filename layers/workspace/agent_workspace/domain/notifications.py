@@ -10,7 +10,7 @@ import hmac
 import json
 import re
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
 from typing import Any
 from urllib.parse import urlsplit
@@ -21,7 +21,6 @@ from agent_workspace.domain.zones import zone
 
 # What the human is told about, as the settings name them.
 TRIGGERS = ("question", "blocker", "siteCall", "toolApproval", "humanTask", "review", "failedRun")
-CHANNELS = ("email", "slack", "webpush")
 
 EMAIL_MAX = 254  # RFC 5321's path limit
 # Deliberately simple and linear: one @, no spaces or controls, a dotted domain. SES has the final word.
@@ -63,37 +62,6 @@ class QuietHours:
 
     def public(self) -> dict[str, str]:
         return {"start": self.start.strftime("%H:%M"), "end": self.end.strftime("%H:%M"), "timeZone": self.time_zone}
-
-
-@dataclass(frozen=True)
-class Preferences:
-    """The account's routing, or one workspace's override of it (`None` fields inherit the account's)."""
-
-    email: str | None = None
-    slack: bool = False  # the webhook URL itself is kept encrypted, apart from these settings
-    webpush: bool = False
-    triggers: tuple[str, ...] = TRIGGERS
-    quiet_hours: QuietHours | None = None
-    muted: bool = False  # a workspace override: nothing from this workspace
-
-    def channels(self) -> list[str]:
-        on = {"email": self.email is not None, "slack": self.slack, "webpush": self.webpush}
-        return [channel for channel in CHANNELS if on[channel]]
-
-
-@dataclass(frozen=True)
-class Trigger:
-    """One thing the human should hear about; `id` makes sending it idempotent per channel."""
-
-    id: str
-    kind: str
-    account_id: str
-    workspace_id: str
-    workspace_title: str
-    task_id: str | None
-    task_title: str | None
-    text: str  # what is asked or happened, as the agent or the system put it
-    answer: dict[str, Any] = field(default_factory=dict)  # what a link may answer: kind, id, choices
 
 
 def check_email(value: str, field_name: str = "email") -> str:
@@ -153,8 +121,8 @@ def parse_quiet_hours(raw: dict[str, Any] | None, field_name: str = "quietHours"
 def sign_link(key: bytes, claims: dict[str, Any]) -> str:
     """A token for a link that answers one thing one way: its claims (what, which, the choice, until when) and
     an HMAC-SHA256 over them with the stack's link key. It proves the server made it; use is enforced apart."""
-    body = _b64(json.dumps(claims, separators=(",", ":"), sort_keys=True).encode())
-    return f"{body}.{_b64(_mac(key, body))}"
+    body = b64url(json.dumps(claims, separators=(",", ":"), sort_keys=True).encode())
+    return f"{body}.{b64url(_mac(key, body))}"
 
 
 def read_link(key: bytes, token: str, now: datetime) -> dict[str, Any]:
@@ -163,8 +131,8 @@ def read_link(key: bytes, token: str, now: datetime) -> dict[str, Any]:
         raise PayloadError("this link is not one the workspace made", field="token")
     body, mac = token.split(".")
     try:
-        given = _unb64(mac)
-        claims = json.loads(_unb64(body))
+        given = from_b64url(mac)
+        claims = json.loads(from_b64url(body))
     except ValueError:
         raise PayloadError("this link is not one the workspace made", field="token") from None
     if not hmac.compare_digest(given, _mac(key, body)) or not isinstance(claims, dict):
@@ -196,102 +164,18 @@ class Keys:
         )
 
 
-_P256_ORDER = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
-
-
-def vapid_key(seed: bytes) -> Any:
-    """The stack's VAPID private key (P-256), the same in every function and on every cold start."""
-    from cryptography.hazmat.primitives.asymmetric import ec
-
-    return ec.derive_private_key(int.from_bytes(seed, "big") % (_P256_ORDER - 1) + 1, ec.SECP256R1())
-
-
-def public_key_b64(private_key: Any) -> str:
-    """The browser's `applicationServerKey`: the uncompressed public point, base64url."""
-    from cryptography.hazmat.primitives import serialization
-
-    raw = private_key.public_key().public_bytes(
-        serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
-    )
-    return _b64(raw)
-
-
-# The browsers' push services; an endpoint elsewhere is refused, so a subscription cannot aim the server at
-# another host. (Chrome: FCM; Firefox: Mozilla's autopush; Edge: WNS; Safari: Apple's.)
-PUSH_HOSTS = ("fcm.googleapis.com", "updates.push.services.mozilla.com", "web.push.apple.com")
-PUSH_HOST_SUFFIXES = (".notify.windows.com", ".push.apple.com")
-PUSH_ENDPOINT_MAX = 1024
-PUSH_SUBSCRIPTIONS_MAX = 10
-
-
-def check_push_endpoint(value: str, *, allow_loopback: bool, field_name: str = "endpoint") -> str:
-    if not isinstance(value, str) or len(value) > PUSH_ENDPOINT_MAX:
-        raise PayloadError(
-            f"{field_name} must be a push service URL of at most {PUSH_ENDPOINT_MAX} characters", field=field_name
-        )
-    try:
-        parts = urlsplit(value)
-        port = parts.port
-    except ValueError:
-        raise PayloadError(f"{field_name} is not a URL", field=field_name) from None
-    host = parts.hostname or ""
-    known = host in PUSH_HOSTS or host.endswith(PUSH_HOST_SUFFIXES)
-    service = parts.scheme == "https" and known and port in (None, 443) and not parts.username
-    loopback = allow_loopback and parts.scheme == "http" and host in ("127.0.0.1", "localhost")
-    if not (service or loopback):
-        raise PayloadError(f"{field_name} is not a browser push service's URL", field=field_name)
-    return value
-
-
-def encrypt_push(payload: bytes, p256dh: bytes, auth: bytes) -> bytes:
-    """RFC 8291's message encryption (aes128gcm, RFC 8188), one record: only the subscribed browser can read it."""
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-
-    browser = ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), p256dh)
-    ephemeral = ec.generate_private_key(ec.SECP256R1())
-    server = ephemeral.public_key().public_bytes(
-        serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
-    )
-    shared = ephemeral.exchange(ec.ECDH(), browser)
-    ikm = _hkdf(auth, shared, b"WebPush: info\x00" + p256dh + server, 32)
-    salt = secrets.token_bytes(16)
-    key = _hkdf(salt, ikm, b"Content-Encoding: aes128gcm\x00", 16)
-    nonce = _hkdf(salt, ikm, b"Content-Encoding: nonce\x00", 12)
-    record = AESGCM(key).encrypt(nonce, payload + b"\x02", None)  # 0x02: the last (only) record's delimiter
-    return salt + (4096).to_bytes(4, "big") + bytes([len(server)]) + server + record
-
-
-def _hkdf(salt: bytes, ikm: bytes, info: bytes, length: int) -> bytes:
-    """HKDF-SHA-256 (RFC 5869) for one block: every length Web Push needs is at most 32 bytes."""
-    prk = hmac.new(salt, ikm, hashlib.sha256).digest()
-    return hmac.new(prk, info + b"\x01", hashlib.sha256).digest()[:length]
-
-
-def check_push_key(value: str, field_name: str, size: int) -> bytes:
-    """A subscription's key (p256dh: 65 bytes, auth: 16), base64url as the browser gives it."""
-    try:
-        raw = _unb64(value) if isinstance(value, str) and len(value) <= 200 else b""
-    except ValueError:
-        raw = b""
-    if len(raw) != size:
-        raise PayloadError(f"{field_name} must be {size} bytes, base64url-encoded", field=field_name)
-    return raw
-
-
 def seal(key: bytes, text: str, purpose: str) -> str:
     """`text` encrypted (AES-256-GCM) and bound to `purpose`: a sealed value moved to another field does not open."""
     from cryptography.hazmat.primitives.ciphers.aead import AESGCM  # only where a secret is written or read
 
     nonce = secrets.token_bytes(12)
-    return _b64(nonce + AESGCM(key).encrypt(nonce, text.encode(), purpose.encode()))
+    return b64url(nonce + AESGCM(key).encrypt(nonce, text.encode(), purpose.encode()))
 
 
 def unseal(key: bytes, sealed: str, purpose: str) -> str:
     from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-    data = _unb64(sealed)
+    data = from_b64url(sealed)
     return AESGCM(key).decrypt(data[:12], data[12:], purpose.encode()).decode()
 
 
@@ -299,11 +183,11 @@ def _mac(key: bytes, body: str) -> bytes:
     return hmac.new(key, body.encode(), hashlib.sha256).digest()
 
 
-def _b64(data: bytes) -> str:
+def b64url(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
-def _unb64(text: str) -> bytes:
+def from_b64url(text: str) -> bytes:
     if not re.fullmatch(r"[A-Za-z0-9_-]*", text):
         raise ValueError("not base64url")
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))

@@ -33,7 +33,7 @@ from agent_workspace.domain.tasks import Task, check_text
 from agent_workspace.domain.text import echo
 from agent_workspace.observability import count, logger
 from agent_workspace.runtime import Runtime
-from agent_workspace.services import accounts, channel
+from agent_workspace.services import accounts, channel, notifications
 
 # -- definitions and subscriptions (the human's wiring) ------------------------------------------
 
@@ -178,13 +178,27 @@ def list_publications(rt: Runtime, account_id: str, limit: int, cursor: str | No
 
 
 def deliver(rt: Runtime, message: Any) -> int:
-    """Create the trigger tasks of one queued publication; returns how many exist for it now."""
+    """Create the trigger tasks of one queued publication; returns how many exist for it now. A failure is raised
+    for SQS to retry, and the human is told in 15 minutes if the publication is still undelivered then."""
     account_id, publication_id = _parse_message(message)
     publication = rt.events.get_publication(account_id, publication_id)
     if publication is None:
         # Taken back after a failed send, or expired: there is nothing left to deliver.
         logger.warning("publication not found; message dropped", extra={"publicationId": publication_id})
         return 0
+    try:
+        return _deliver(rt, account_id, publication)
+    except Exception:
+        ref = f"event#{publication.id}"
+        notifications.notify(rt, "failedRun", account_id, publication.workspace_id, publication.task_id, ref,
+                             delay_seconds=FAILED_EVENT_NOTICE_SECONDS)  # fmt: skip
+        raise
+
+
+FAILED_EVENT_NOTICE_SECONDS = 900  # SQS's longest delay; the queue retries a message every 6 minutes meanwhile
+
+
+def _deliver(rt: Runtime, account_id: str, publication: Publication) -> int:
     event_id = publication.event_id or rt.events.resolve_name(account_id, publication.name or "")
     event = rt.events.get(account_id, event_id) if event_id else None
     name = publication.name or (event.name if event else publication.event_id or "")

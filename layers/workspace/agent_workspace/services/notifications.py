@@ -2,44 +2,36 @@
 
 A trigger is enqueued on the events queue by the request that made the waiting thing, and sent by the events
 function: never inside the agent's request. Each channel is claimed before it sends, so a message SQS delivers
-twice sends nothing twice; a channel that fails is released and the message retried, and the channels that
-went out are not sent again.
+twice sends nothing twice; a channel that fails is released and the message enqueued again with a growing
+delay, and the channels that went out are not sent again.
 """
 
-import hashlib
 import json
 from datetime import datetime, timedelta
 from typing import Any
-from urllib.parse import urlsplit
 
 from agent_workspace.domain.clock import iso, parse_iso
 from agent_workspace.domain.errors import NotFound, PayloadError, Unavailable
 from agent_workspace.domain.notifications import (
-    PUSH_SUBSCRIPTIONS_MAX,
     TRIGGERS,
     Keys,
     Note,
     check_email,
-    check_push_endpoint,
-    check_push_key,
     check_slack_url,
     check_triggers,
     digest_note,
-    encrypt_push,
     note,
     parse_quiet_hours,
-    public_key_b64,
     read_link,
     seal,
     sign_link,
     simple_choices,
     unseal,
-    vapid_key,
 )
 from agent_workspace.observability import count, logger
 from agent_workspace.runtime import Runtime
-from agent_workspace.services import channel, elicitations, site_tools
-from agent_workspace.store.notifications import PushGone, post_to_slack, post_web_push
+from agent_workspace.services import channel, elicitations, site_tools, web_push
+from agent_workspace.store.notifications import post_to_slack
 
 SENT_KEPT = timedelta(days=7)  # a redelivery later than this could send again; SQS keeps a message 4 days
 LINK_LIFETIME = timedelta(days=7)  # and never past the question's own expiry
@@ -99,50 +91,6 @@ def set_workspace(
 def workspace_of(rt: Runtime, account_id: str, workspace_id: str) -> dict[str, Any]:
     stored = rt.notifications.workspace(account_id, workspace_id) or {}
     return {"muted": bool(stored.get("muted", False)), "triggers": stored.get("triggers")}
-
-
-# -- Web Push subscriptions -------------------------------------------------------------------------
-
-
-def push_key(rt: Runtime) -> str:
-    """The stack's VAPID public key, the `applicationServerKey` a browser subscribes with."""
-    if not enabled(rt):
-        raise Unavailable("notifications are not set up on this stack: it has no notification secret")
-    return public_key_b64(vapid_key(keys(rt).vapid))
-
-
-def subscribe(rt: Runtime, account_id: str, endpoint: str, p256dh: str, auth: str) -> dict[str, Any]:
-    """Remember one browser's push subscription (again: the same id), at most 10 per account."""
-    if not enabled(rt):
-        raise Unavailable("notifications are not set up on this stack: it has no notification secret")
-    check_push_endpoint(endpoint, allow_loopback=rt.settings.aws_endpoint_url is not None)
-    check_push_key(p256dh, "keys.p256dh", 65)
-    check_push_key(auth, "keys.auth", 16)
-    subscription_id = hashlib.sha256(endpoint.encode()).hexdigest()[:32]
-    existing = rt.push_subscriptions.all(account_id)
-    if subscription_id not in {_subscription_id(s) for s in existing} and len(existing) >= PUSH_SUBSCRIPTIONS_MAX:
-        raise PayloadError(
-            f"this account has {PUSH_SUBSCRIPTIONS_MAX} push subscriptions; remove one first", field="endpoint"
-        )
-    now = iso(rt.clock())
-    rt.push_subscriptions.put(account_id, subscription_id, {"endpoint": endpoint, "p256dh": p256dh, "auth": auth,
-                                                             "createdAt": now})  # fmt: skip
-    return {"id": subscription_id, "createdAt": now}
-
-
-def unsubscribe(rt: Runtime, account_id: str, subscription_id: str) -> None:
-    valid = len(subscription_id) == 32 and all(c in "0123456789abcdef" for c in subscription_id)
-    if not valid or not rt.push_subscriptions.delete(account_id, subscription_id):
-        raise NotFound(f"no push subscription {subscription_id[:40]!r}")
-
-
-def subscriptions_of(rt: Runtime, account_id: str) -> list[dict[str, Any]]:
-    """Each browser subscribed, without its endpoint or keys (they are the browser's secrets)."""
-    return [{"id": _subscription_id(s), "createdAt": s["createdAt"]} for s in rt.push_subscriptions.all(account_id)]
-
-
-def _subscription_id(stored: dict[str, Any]) -> str:
-    return str(stored["SK"]).removeprefix("PUSHSUB#")
 
 
 def _public(stored: dict[str, Any]) -> dict[str, Any]:
@@ -223,7 +171,7 @@ def deliver(rt: Runtime, message: dict[str, Any]) -> int:
     seen_before, tallied = rt.notifications.tally(account_id, minute, message["id"])
     if tallied > DIGEST_AFTER:  # a flood: into the minute's digest, sent once when the minute is over
         return _into_digest(rt, message, note, channels, minute, first=not seen_before, place=tallied)
-    return _send_all(rt, account_id, message["id"], channels, note)
+    return _send_all(rt, message, channels, note)
 
 
 DIGEST = "digest"
@@ -236,8 +184,10 @@ def _channels(rt: Runtime, account_id: str, stored: dict[str, Any]) -> list[tupl
     return [(medium, target) for medium, target in wanted if target]
 
 
-def _send_all(rt: Runtime, account_id: str, trigger_id: str, channels: list[tuple[str, Any]], note: Note) -> int:
-    """Each channel claimed, then sent; a failure is released and raised (SQS retries only what failed)."""
+def _send_all(rt: Runtime, message: dict[str, Any], channels: list[tuple[str, Any]], note: Note) -> int:
+    """Each channel claimed, then sent. A channel that fails is released and the message sent again later, with a
+    growing delay (30 s, 1, 2, 4, 8 minutes), when only what failed goes out; the others are never held up."""
+    account_id, trigger_id = message["accountId"], message["id"]
     now = rt.clock()
     sent, failed = 0, []
     for medium, target in channels:
@@ -254,8 +204,18 @@ def _send_all(rt: Runtime, account_id: str, trigger_id: str, channels: list[tupl
             sent += 1
             count(f"NotificationSent{medium.capitalize()}")
     if failed:
-        raise Unavailable(f"notification {trigger_id} failed on {', '.join(failed)}; the message is retried")
+        attempt = int(message.get("attempt", 0))
+        if attempt >= RETRIES:
+            logger.error("notification given up", extra={"trigger": trigger_id, "channels": failed})
+            count("NotificationGivenUp")
+        else:
+            rt.queue.send({**message, "attempt": attempt + 1}, RETRY_FIRST_SECONDS * 2**attempt)
+            count("NotificationRetried")
     return sent
+
+
+RETRIES = 5
+RETRY_FIRST_SECONDS = 30
 
 
 def _into_digest(
@@ -292,7 +252,7 @@ def _send_digest(rt: Runtime, message: dict[str, Any], stored: dict[str, Any]) -
         return 0
     base = base_url(rt)
     note = digest_note([(e["subject"], e["url"]) for e in entries.values()], f"{base}/")
-    return _send_all(rt, account_id, message["id"], _channels(rt, account_id, stored), note)
+    return _send_all(rt, message, _channels(rt, account_id, stored), note)
 
 
 def _send(rt: Runtime, channel: str, target: Any, note: Note) -> None:
@@ -305,41 +265,7 @@ def _send(rt: Runtime, channel: str, target: Any, note: Note) -> None:
     elif channel == "slack":
         post_to_slack(unseal(keys(rt).data, target, _SLACK_PURPOSE), note.slack)
     else:
-        _push(rt, target, note)
-
-
-def _push(rt: Runtime, subscriptions: list[dict[str, Any]], note: Note) -> None:
-    """One encrypted message (RFC 8291, aes128gcm) to each subscribed browser, signed with VAPID (RFC 8292); a
-    subscription the push service no longer knows is forgotten. Fails if none took it."""
-    from py_vapid import Vapid02
-
-    vapid = Vapid02(private_key=vapid_key(keys(rt).vapid))
-    payload = json.dumps({"title": note.subject, "body": note.push, "url": note.url}).encode()
-    # RFC 8292's contact for the push service: the stack's https URL, else the sender's address.
-    base = base_url(rt)
-    contact = base if base.startswith("https://") else f"mailto:{rt.settings.notification_sender or 'admin@localhost'}"
-    delivered, failures = 0, []
-    for subscription in subscriptions:
-        endpoint = subscription["endpoint"]
-        body = encrypt_push(
-            payload,
-            check_push_key(subscription["p256dh"], "keys.p256dh", 65),
-            check_push_key(subscription["auth"], "keys.auth", 16),
-        )
-        parts = urlsplit(endpoint)
-        claims = {"aud": f"{parts.scheme}://{parts.netloc}", "exp": int(rt.clock().timestamp()) + 12 * 3600,
-                  "sub": contact}  # fmt: skip
-        headers = {"Content-Encoding": "aes128gcm", "TTL": "86400", "Urgency": "high", **vapid.sign(claims)}
-        try:
-            post_web_push(endpoint, body, headers)
-        except PushGone:
-            rt.push_subscriptions.delete(subscription["PK"].removeprefix("ACCOUNT#"), _subscription_id(subscription))
-        except Unavailable as error:
-            failures.append(error.message)
-        else:
-            delivered += 1
-    if failures and not delivered:
-        raise Unavailable("; ".join(failures))
+        web_push.send(rt, target, note)
 
 
 def _note(rt: Runtime, message: dict[str, Any]) -> Note | None:
@@ -385,6 +311,13 @@ def _subject(rt: Runtime, kind: str, account_id: str, workspace_id: str, ref: st
         if task is None or task.status not in ("notstarted", "ongoing"):
             return None
         return "A task for you", task.body or task.title, [], far
+    if kind == "failedRun" and ref.startswith("event#"):
+        publication = rt.events.get_publication(account_id, ref.removeprefix("event#"))
+        if publication is None or publication.state == "delivered":
+            return None  # a retry delivered it meanwhile, or it expired
+        what = f"“{publication.name}”" if publication.name else "An event"
+        detail = f"{what} published at {publication.published_at} has not reached its subscribers yet."
+        return "An event could not be delivered", detail, [], far
     if kind == "failedRun":
         fire_at = ref.partition("#")[2]
         if task is None or not task.is_template or task.next_fire_at != fire_at:
