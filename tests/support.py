@@ -41,6 +41,8 @@ from agent_workspace.services import elicitations, events
 from agent_workspace.tools import REGISTRY
 
 ROOT = Path(__file__).resolve().parents[1]
+# What tools/list shows, in order: over HTTP and through the Claude Code channel alike.
+TOOL_NAMES = ["task", "memory", "skills", "workspace", "siteTools", "pano", "board", "agent", "help"]
 CREATED = re.compile(r"^task created with id=([0-9A-Za-z]{11})$")
 
 

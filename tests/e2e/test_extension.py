@@ -17,7 +17,7 @@ import re
 import socket
 import threading
 import time
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -32,6 +32,7 @@ from agent_workspace.domain.tokens import TokenKind
 from agent_workspace.local.stack import Seed, local_runtime, seed
 from agent_workspace.runtime import Runtime
 from agent_workspace.services.accounts import issue_token
+from tests.e2e.test_console import Background
 from tests.support import Agent, free_port, mcp_client
 
 SITE_TIMEOUT = 5  # seconds the server gives the site (the reference's 60, shortened for the test)
@@ -247,28 +248,6 @@ def popup(world) -> Iterator[Page]:
 # -- the agent ---------------------------------------------------------------------------------------------------------
 
 
-class Background:
-    """A coroutine run with `asyncio.run` in a thread of its own; `result()` joins it within a bounded time."""
-
-    def __init__(self, run: Callable[[], Coroutine[Any, Any, Any]]) -> None:
-        self._box: dict[str, Any] = {}
-        self._thread = threading.Thread(target=self._run, args=(run,), daemon=True)
-        self._thread.start()
-
-    def _run(self, run: Callable[[], Coroutine[Any, Any, Any]]) -> None:
-        try:
-            self._box["value"] = asyncio.run(run())
-        except BaseException as error:  # handed to the test's thread by result()
-            self._box["error"] = error
-
-    def result(self, timeout: float = 30) -> Any:
-        self._thread.join(timeout)
-        assert not self._thread.is_alive(), "the agent's call did not return in time"
-        if "error" in self._box:
-            raise self._box["error"]
-        return self._box["value"]
-
-
 def site_tools(world: World, action: str, /, **payload: Any) -> Background:
     """The agent's `siteTools` call, started: `.result()` → (text, is_error)."""
 
@@ -276,7 +255,7 @@ def site_tools(world: World, action: str, /, **payload: Any) -> Background:
         async with mcp_client(world.server.url, world.seeded.agent_token, timeout=60) as client:
             return await Agent(client).act("siteTools", action, **payload)
 
-    return Background(run)
+    return Background(lambda: asyncio.run(run()))
 
 
 def ok(world: World, action: str, /, **payload: Any) -> Any:
@@ -290,7 +269,7 @@ def new_task(world: World) -> str:
         async with mcp_client(world.server.url, world.seeded.agent_token) as client:
             return await Agent(client).create(title="Stock the kitchen", body="")
 
-    return Background(run).result()
+    return Background(lambda: asyncio.run(run())).result()
 
 
 def until(

@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict
 from agent_workspace.api.app import create_app
 from agent_workspace.local.__main__ import _claude_code_setup
 from agent_workspace.runtime import Runtime
-from tests.support import ROOT, bearer, file_in, free_port, text_of
+from tests.support import ROOT, TOOL_NAMES, bearer, file_in, free_port, text_of
 
 REQUIREMENTS = ROOT / "layers" / "workspace" / "requirements.txt"
 
@@ -184,17 +184,7 @@ async def test_the_bridge_serves_the_workspaces_tools_and_declares_itself_a_chan
         assert experimental.get("claude/channel") == {} and experimental.get("claude/channel/permission") == {}
         assert 'chat_id="' in (client.instructions or "") and "taskId" in (client.instructions or "")
         tools = await client.list_tools()
-        assert [t.name for t in tools.tools] == [
-            "task",
-            "memory",
-            "skills",
-            "workspace",
-            "siteTools",
-            "pano",
-            "board",
-            "agent",
-            "help",
-        ]
+        assert [t.name for t in tools.tools] == TOOL_NAMES
         text, is_error = await session.tool("workspace", "get")
         assert not is_error, text
         assert json.loads(text)["id"] == seeded.workspace_id

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from tests.support import mcp_client, text_of
+from tests.support import TOOL_NAMES, mcp_client, text_of
 
 
 @pytest.mark.anyio
@@ -12,17 +12,7 @@ from tests.support import mcp_client, text_of
 async def test_agent_lists_tools_and_gets_its_workspace(live, seeded, mode):
     async with mcp_client(live.url, seeded.agent_token, mode=mode) as client:
         tools = await client.list_tools()
-        assert [t.name for t in tools.tools] == [
-            "task",
-            "memory",
-            "skills",
-            "workspace",
-            "siteTools",
-            "pano",
-            "board",
-            "agent",
-            "help",
-        ]
+        assert [t.name for t in tools.tools] == TOOL_NAMES
         result = await client.call_tool("workspace", {"action": "get"})
     assert result.is_error is False
     body = json.loads(text_of(result))
