@@ -10,6 +10,8 @@ os.environ.setdefault("POWERTOOLS_SERVICE_NAME", "agent-workspace")
 os.environ.setdefault("POWERTOOLS_METRICS_NAMESPACE", "AgentWorkspace")
 os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
 os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")  # no metric blobs in the test output
+# Every tool answer in every test is checked against its tool's outputSchema (AnswerMismatch if it is not).
+os.environ.setdefault("WORKSPACE_CHECK_ANSWERS", "1")
 
 import pytest  # noqa: E402
 

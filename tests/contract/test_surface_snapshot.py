@@ -101,3 +101,18 @@ def test_old_tool_names_are_never_listed():
     from agent_workspace.mcp_server.legacy import OLD_TOOL_NAMES
 
     assert {t.name for t in listed_tools(REGISTRY)}.isdisjoint(OLD_TOOL_NAMES)
+
+
+# What the listing may take, compact JSON. A client puts the tools' names, descriptions and input schemas in
+# the model's context at every turn; output schemas are for the client to check answers with. Field
+# descriptions stay in `help`, so the input schemas carry names, types, enums and bounds only.
+CONTEXT_BUDGET = 36 * 1024  # 32.5 KB today; 14.7 KB before the input schemas showed payload fields
+LISTING_BUDGET = 72 * 1024  # 67 KB today, output schemas included
+
+
+def test_the_listing_stays_small():
+    tools = [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in listed_tools(REGISTRY)]
+    seen_by_the_model = [{k: v for k, v in t.items() if k != "outputSchema"} for t in tools]
+
+    assert len(json.dumps(seen_by_the_model, separators=(",", ":"))) <= CONTEXT_BUDGET
+    assert len(json.dumps(tools, separators=(",", ":"))) <= LISTING_BUDGET

@@ -240,6 +240,11 @@ def retryable(where: str, message: str) -> ToolOutcome:
     return ToolOutcome(f"{where}: {message}", is_error=True)
 
 
+def text_answer(text: str) -> ToolOutcome:
+    """A successful text answer: the text, and the same as its structured content."""
+    return ToolOutcome(text, structured={"text": text})
+
+
 def assert_503(response: httpx.Response, detail: str) -> None:
     assert response.status_code == 503, response.text
     assert response.headers["content-type"] == PROBLEM
@@ -574,7 +579,7 @@ async def test_publish_whose_message_cannot_be_queued_records_nothing_and_succee
     headers = {"authorization": f"Bearer {seeded.human_token}"}
     assert httpx.get(published, headers=headers).json()["publications"] == []
 
-    assert await call(runtime, seeded.agent_token, "workspace", PUBLISH) == ToolOutcome('event "deploy_done" published')
+    assert await call(runtime, seeded.agent_token, "workspace", PUBLISH) == text_answer('event "deploy_done" published')
     assert [p["payload"] for p in httpx.get(published, headers=headers).json()["publications"]] == ["v1 is live"]
     assert stored(runtime)["queued"] == (1, 0)
 
@@ -669,7 +674,7 @@ async def test_a_dequeue_whose_claim_is_throttled_errs_and_the_task_is_handed_ou
 
     got = await call(runtime, seeded.agent_token, "task", GET)
     assert not got.is_error and json.loads(got.text)["id"] == task_id
-    assert await call(runtime, seeded.agent_token, "task", GET) == ToolOutcome("null")
+    assert await call(runtime, seeded.agent_token, "task", GET) == text_answer("null")
 
 
 async def test_a_claim_applied_but_answered_500_is_not_lost_nor_handed_out_twice(runtime, seeded, clock):
@@ -687,7 +692,7 @@ async def test_a_claim_applied_but_answered_500_is_not_lost_nor_handed_out_twice
         clock.advance(seconds=runtime.settings.claim_lease_seconds + 1)
         got = await call(runtime, seeded.agent_token, "task", GET)
         assert json.loads(got.text)["id"] == task_id
-        assert await call(runtime, seeded.agent_token, "task", GET) == ToolOutcome("null")
+        assert await call(runtime, seeded.agent_token, "task", GET) == text_answer("null")
 
 
 async def test_a_claim_applied_but_answered_500_hands_the_task_out_or_says_retry(runtime, seeded):
@@ -721,7 +726,7 @@ async def test_a_memory_save_whose_transaction_fails_keeps_the_old_content(runti
         return {"action": "save", "payload": {"name": "notes.md", "content": text}}
 
     load = {"action": "load", "payload": {"name": "notes.md"}}
-    assert await call(runtime, seeded.agent_token, "memory", save("old")) == ToolOutcome(
+    assert await call(runtime, seeded.agent_token, "memory", save("old")) == text_answer(
         "memory://notes.md saved (revision 1)"
     )
     before = stored(runtime)
@@ -734,7 +739,7 @@ async def test_a_memory_save_whose_transaction_fails_keeps_the_old_content(runti
     assert stored(runtime) == before
     assert json.loads((await call(runtime, seeded.agent_token, "memory", load)).text)["content"] == "old"
 
-    assert await call(runtime, seeded.agent_token, "memory", save("new")) == ToolOutcome(
+    assert await call(runtime, seeded.agent_token, "memory", save("new")) == text_answer(
         "memory://notes.md saved (revision 2)"
     )
     assert json.loads((await call(runtime, seeded.agent_token, "memory", load)).text)["content"] == "new"

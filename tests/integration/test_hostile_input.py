@@ -16,6 +16,8 @@ from urllib.parse import quote
 
 import httpx
 import pytest
+from mcp.shared.exceptions import MCPError
+from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 from pydantic import BaseModel
 
 import agent_workspace
@@ -641,6 +643,22 @@ def test_on_lambda_the_ref_of_an_internal_error_is_the_request_id_in_its_log_rec
         assert failure["ref"] == ref == failure["function_request_id"], failure
 
 
+async def test_an_internal_error_of_a_resource_read_is_a_json_rpc_error_with_the_ref_in_its_log_record(
+    live, seeded, logged, monkeypatch
+):
+    def crash(*args: Any) -> None:
+        raise RuntimeError("boom: a secret in a stack trace")
+
+    monkeypatch.setattr("agent_workspace.services.memory.get", crash)
+    async with mcp_client(live.url, seeded.agent_token) as client:
+        with pytest.raises(MCPError) as raised:
+            await client.read_resource("memory://deploys.md")
+    assert raised.value.code == INTERNAL_ERROR and "boom" not in raised.value.message, raised.value.message
+    ref = _ref_in(raised.value.message)
+    failures = [r for r in _records(logged) if r.get("message") == "resource request failed"]
+    assert [(r.get("ref"), r.get("method")) for r in failures] == [(ref, "resources/read")], logged.getvalue()[-2000:]
+
+
 # -- item 16: errors repeat input capped --------------------------------------------------------------------------
 
 HUGE = "x" * 4_000_000
@@ -676,6 +694,32 @@ async def test_a_4_mb_name_or_value_comes_back_capped_in_the_error(runtime, seed
     outcome = await call(runtime, seeded.agent_token, tool, resolved(arguments, world))
     assert outcome.is_error and "internal error" not in outcome.text, outcome.text[:300]
     assert len(outcome.text) < 1000 and re.search(r"…\(4,000,0\d\d characters\)", outcome.text), outcome.text[:1500]
+
+
+@pytest.mark.parametrize(
+    ("method", "params"),
+    [
+        ("resources/read", {"uri": HUGE}),
+        ("resources/read", {"uri": f"skill://{HUGE}"}),
+        ("resources/read", {"uri": f"memory://{HUGE[:1000]}"}),
+        ("resources/read", {"uri": f"task://{HUGE[:500]}/attachments/{HUGE[:500]}"}),
+        ("resources/list", {"cursor": HUGE}),
+        ("skills/list", {"cursor": HUGE}),
+        ("skills/get", {"uri": HUGE}),
+        ("skills/get", {"uri": f"skill://a/{HUGE[:1000]}"}),
+    ],
+)
+def test_the_resource_methods_answer_4_mb_input_with_a_short_invalid_params_error(live, seeded, method, params):
+    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+    headers = {"accept": "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18"}
+    answer = httpx.post(f"{live.url}/mcp", json=body, headers={**human(seeded), **headers}, timeout=60)
+    assert answer.status_code == 403  # a human token never reaches a method
+    headers["authorization"] = f"Bearer {seeded.agent_token}"
+    answer = httpx.post(f"{live.url}/mcp", json=body, headers=headers, timeout=60)
+    assert answer.status_code == 200, answer.text[:300]
+    error = answer.json()["error"]
+    assert error["code"] == INVALID_PARAMS and error["message"].startswith(f"{method}: "), error
+    assert len(answer.text) < 1000 and "internal error" not in answer.text, answer.text[:1500]
 
 
 def test_rest_problem_details_repeat_a_4_mb_field_name_or_value_capped(live, seeded):

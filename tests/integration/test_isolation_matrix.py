@@ -26,6 +26,7 @@ import anyio
 import httpx
 import pytest
 from fastapi.routing import APIRoute, iter_route_contexts
+from mcp_types.methods import SPEC_CLIENT_METHODS
 
 from agent_workspace.api.app import create_app
 from agent_workspace.config import Settings
@@ -35,6 +36,7 @@ from agent_workspace.domain.tokens import TokenKind, hash_token
 from agent_workspace.local.stack import local_runtime
 from agent_workspace.mcp_server.dispatch import ToolOutcome, dispatch
 from agent_workspace.mcp_server.registry import Call
+from agent_workspace.mcp_server.server import workspace_server
 from agent_workspace.runtime import Runtime
 from agent_workspace.services import (
     accounts,
@@ -836,6 +838,96 @@ async def test_mcp_action(world: World, stored: dict[str, str], tool: str, actio
             drain_queue(w.rt, deliver=lambda message: message["accountId"] != w.account_a)
     if (tool, action) not in READ_ONLY:  # a read is covered by the check after the whole matrix
         assert_untouched(w, stored)
+
+
+# == MCP: the resource methods and the Agent Skills extension =====================================
+
+
+# Each case: the method and its params aimed at the victim. `by_id`: the answer must be an error; `shared`: what
+# another workspace of A reaches by design (the account's pano) instead.
+@dataclass(frozen=True)
+class MethodCase:
+    method: str
+    params: Callable[[World], dict[str, Any]]
+    by_id: bool = False
+    shared_by_design: bool = False
+
+
+METHOD_CASES = {
+    "resources/list": MethodCase("resources/list", lambda w: {}),
+    "resources/templates/list": MethodCase("resources/templates/list", lambda w: {}),
+    "resources/read skill": MethodCase(
+        "resources/read", lambda w: {"uri": f"skill://{SKILL_NAME}/SKILL.md"}, by_id=True
+    ),
+    "resources/read skill file": MethodCase(
+        "resources/read", lambda w: {"uri": f"skill://{SKILL_NAME}/{SKILL_FILE}"}, by_id=True
+    ),
+    "resources/read memory index": MethodCase("resources/read", lambda w: {"uri": "memory://MEMORY.md"}, by_id=True),
+    "resources/read memory": MethodCase("resources/read", lambda w: {"uri": f"memory://{MEMORY_NAME}"}, by_id=True),
+    "resources/read task attachment": MethodCase(
+        "resources/read", lambda w: {"uri": f"task://{w.task_id}/attachments/{w.task_attachment_id}"}, by_id=True
+    ),
+    "resources/read message attachment": MethodCase(
+        "resources/read", lambda w: {"uri": f"task://{w.task_id}/attachments/{w.message_attachment_id}"}, by_id=True
+    ),
+    "resources/read pano doc": MethodCase(
+        "resources/read", lambda w: {"uri": f"pano://{w.doc_id}"}, by_id=True, shared_by_design=True
+    ),
+    "skills/list": MethodCase("skills/list", lambda w: {}),
+    "skills/get": MethodCase("skills/get", lambda w: {"uri": f"skill://{SKILL_NAME}/SKILL.md"}, by_id=True),
+}
+METHOD_MATRIX = [(name, kind) for name in METHOD_CASES for kind in MCP_KINDS]
+
+
+def mcp_method(w: World, token: str, method: str, params: dict[str, Any]) -> httpx.Response:
+    """One JSON-RPC request over the stateless transport, no initialize first."""
+    headers = {
+        "authorization": f"Bearer {token}",
+        "content-type": "application/json",
+        "accept": "application/json, text/event-stream",
+        "mcp-protocol-version": "2025-06-18",
+    }
+    return w.http.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": method, "params": params}, headers=headers)
+
+
+def test_every_method_of_the_server_beyond_tools_and_prompts_has_a_case():
+    server = workspace_server()
+    candidates = SPEC_CLIENT_METHODS | {"skills/list", "skills/get", "resources/directory/read"}
+    served = {method for method in candidates if server.get_request_handler(method) is not None}
+    # logging/setLevel reads and keeps nothing: there is no data of anyone's behind it.
+    beyond = served - {"ping", "server/discover", "tools/list", "tools/call", "prompts/list", "prompts/get"}
+    beyond -= {"logging/setLevel"}
+    assert beyond == {case.method for case in METHOD_CASES.values()}
+
+
+@pytest.mark.parametrize(("name", "kind"), METHOD_MATRIX, ids=[f"{n}/{k}" for n, k in METHOD_MATRIX])
+def test_mcp_method(world: World, name: str, kind: str):
+    case = METHOD_CASES[name]
+    w = world
+    params = case.params(w)
+    sent = json.dumps(params)
+    if kind in (REVOKED, HUMAN_ON_MCP):
+        response = mcp_method(w, w.revoked_agent if kind == REVOKED else w.human_a, case.method, params)
+        assert response.status_code == (401 if kind == REVOKED else 403), response.text
+        assert SECRET not in response.text
+        return
+    token, ids = (w.agent_w2, w.ids_of_w1()) if kind == OTHER_WORKSPACE else (w.agent_b, w.ids_of_a())
+    response = mcp_method(w, token, case.method, params)
+    assert response.status_code == 200, response.text
+    answer = response.json()
+    where = f"{name} {params} as {kind}: {response.text[:2000]}"
+    if kind == OTHER_WORKSPACE and case.shared_by_design:
+        assert SECRET in answer["result"]["contents"][0]["text"], where  # the account's pano, by design
+        return
+    if case.by_id:
+        assert "error" in answer and answer["error"]["code"] == -32602, where
+    if kind == OTHER_WORKSPACE and case.method == "resources/list":  # the account's pano docs are listed, by design
+        others = [r for r in answer["result"]["resources"] if not r["uri"].startswith("pano://")]
+        assert SECRET not in json.dumps(others), where
+        assert leaked(json.dumps(others), ids, sent) == [], where
+        return
+    assert SECRET not in response.text, where
+    assert leaked(response.text, ids, sent) == [], where
 
 
 # == REST: every /api route =======================================================================

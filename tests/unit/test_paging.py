@@ -30,8 +30,10 @@ def lambda_payload(body: str) -> int:
 
 
 def mcp_answer(text: str) -> str:
-    """A tools/call answer carrying `text`, serialised by the MCP SDK's own models."""
-    result = types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=False)
+    """A tools/call answer carrying `text` and its object as structured content, serialised by the MCP SDK's models."""
+    result = types.CallToolResult(
+        content=[types.TextContent(type="text", text=text)], structured_content=json.loads(text), is_error=False
+    )
     return json.dumps({"jsonrpc": "2.0", "id": 1, "result": "RESULT"}).replace(
         '"RESULT"', result.model_dump_json(by_alias=True, exclude_unset=True)
     )
@@ -49,7 +51,7 @@ def listed(values: list) -> dict:
 def test_wire_size_is_exactly_what_each_item_adds_to_an_mcp_answer_in_the_lambda_response():
     empty = lambda_payload(mcp_answer(render(listed([]))))
     full = lambda_payload(mcp_answer(render(listed(AWKWARD))))
-    separators = len(", ") * (len(AWKWARD) - 1)
+    separators = (len(", ") + len(",")) * (len(AWKWARD) - 1)  # in the text, and in the compact structured content
 
     assert full - empty == sum(paging.wire_size(value) for value in AWKWARD) + separators
 
@@ -61,10 +63,12 @@ def test_a_rest_answer_never_takes_more_than_the_wire_size():
 
 
 def test_non_ascii_and_quotes_count_several_times_their_utf8_bytes():
-    assert paging.wire_size("a") == 9  # "a" in the tool text, \"a\" in the answer, \\\"a\\\" in the runtime's JSON
-    assert paging.wire_size("é") - paging.wire_size("") == 6  # \u00e9
-    assert paging.wire_size("😀") - paging.wire_size("") == 12  # \ud83d\ude00
-    assert paging.wire_size('"') - paging.wire_size("") == 8  # \" then \\\" then \\\\\\\"
+    # In the text: "a" in the tool text, \"a\" in the answer, \\\"a\\\" in the runtime's JSON (9); in the
+    # structured content: "a" in the answer, \"a\" in the runtime's JSON (5).
+    assert paging.wire_size("a") == 9 + 5
+    assert paging.wire_size("é") - paging.wire_size("") == 6 + 6  # \u00e9, twice
+    assert paging.wire_size("😀") - paging.wire_size("") == 12 + 12  # \ud83d\ude00, twice
+    assert paging.wire_size('"') - paging.wire_size("") == 8 + 4  # \" then \\\" then \\\\\\\"; and \" then \\\"
 
 
 # -- filling a page --------------------------------------------------------------------------------

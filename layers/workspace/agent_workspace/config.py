@@ -79,6 +79,13 @@ class Settings(BaseSettings):
         default_factory=list,
         description="Host headers accepted (empty: any, as behind a Function URL); others get 421.",
     )
+    check_answers: bool = Field(
+        False,
+        description=(
+            "Check every tool answer against its tool's outputSchema and fail the call loudly on a mismatch; "
+            "the tests turn it on."
+        ),
+    )
     max_request_bytes: int = Field(
         6 * 1024 * 1024, description="Request bodies above this are refused with 413 before they are read."
     )

@@ -8,6 +8,7 @@ from agent_workspace.domain.errors import PayloadError
 from agent_workspace.domain.text import echo
 
 INDEX = "MEMORY.md"
+SCHEME = "memory://"  # the URI of a memory, as the memory tool names it in its answers and MCP resources serve it
 NAME_MAX = 32
 CONTENT_MAX_BYTES = 16 * 1024
 REVISIONS_KEPT = 20
@@ -42,6 +43,22 @@ def check_name(name: str | None) -> str:
         return INDEX
     if len(name) > NAME_MAX or not _NAME.fullmatch(name):
         raise PayloadError(f"name {echo(name)!r} is not a memory name: use {NAME_RULE}", field="name")
+    return name
+
+
+def uri_of(name: str) -> str:
+    return f"{SCHEME}{name}"
+
+
+def name_of_uri(uri: str) -> str:
+    """The memory `memory://<name>` names: MEMORY.md (the index) or a memory's name, else `PayloadError`."""
+    name = uri.removeprefix(SCHEME)
+    if name != INDEX and (len(name) > NAME_MAX or not _NAME.fullmatch(name)):
+        raise PayloadError(
+            f"uri {echo(uri)!r} names no memory: {uri_of(INDEX)} is the index, {uri_of('<name>')} a memory, "
+            f"<name> being {NAME_RULE}",
+            field="uri",
+        )
     return name
 
 

@@ -26,19 +26,27 @@ T = TypeVar("T")
 def wire_size(value: Any) -> int:
     """The bytes `value` adds to a Lambda response, measured along the longest way it travels.
 
-    That way is MCP: the value as a tool result's JSON text (as `dispatch.render` writes it), that text
-    as a string in the JSON-RPC answer, and that answer as the string body of the runtime's JSON of the
-    response, which may escape every non-ASCII character as \\uXXXX. Each string level doubles a quote or
-    backslash and the last one makes "é" six bytes, so the raw JSON size alone would undercount by 2 to
-    8 times. The REST API's answer (compact JSON, one string level) is never larger than this.
+    That way is MCP, where a tool result carries the value twice. Once as its JSON text (as
+    `dispatch.render` writes it): that text as a string in the JSON-RPC answer, and that answer as the
+    string body of the runtime's JSON of the response, which may escape every non-ASCII character as
+    \\uXXXX. Each string level doubles a quote or backslash and the last one makes "é" six bytes, so the
+    raw JSON size alone would undercount by 2 to 8 times. And once as `structuredContent`, a JSON value
+    in the answer, one string level down. The REST API's answer (compact JSON, one string level) is
+    never larger than this.
     """
-    return text_wire_size(json.dumps(value, ensure_ascii=False))
+    text = json.dumps(value, ensure_ascii=False)
+    return text_wire_size(text) + structured_wire_size(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
 
 
 def text_wire_size(text: str) -> int:
     """The bytes a tool result's `text` adds to a Lambda response (see `wire_size`)."""
     in_answer = json.dumps(text, ensure_ascii=False)[1:-1]  # the enclosing quotes belong to the envelope
     return len(json.dumps(in_answer)) - 2  # ASCII only: characters are bytes
+
+
+def structured_wire_size(text: str) -> int:
+    """The bytes a tool result's `structuredContent`, whose compact JSON is `text`, adds to a Lambda response."""
+    return len(json.dumps(text)) - 2  # one string level, ASCII only; the enclosing quotes belong to the envelope
 
 
 def body_wire_size(body: bytes) -> int:

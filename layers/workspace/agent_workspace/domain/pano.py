@@ -9,9 +9,10 @@ from typing import Any
 from urllib.parse import unquote
 
 from agent_workspace.domain.errors import PayloadError
+from agent_workspace.domain.ids import is_id
 from agent_workspace.domain.markdown_links import link_targets
 from agent_workspace.domain.tasks import AttachmentRef
-from agent_workspace.domain.text import check_plain
+from agent_workspace.domain.text import check_plain, echo
 
 COLORS = ("yellow", "pink", "green", "blue", "orange", "purple", "amber")
 TITLE_MAX = 200
@@ -21,6 +22,7 @@ COMMENTS_MAX = 500
 TTL_DAYS_DEFAULT = 30
 TTL_DAYS_MAX = 365
 FILES_MAX = 50  # linked and attached together, per doc
+SCHEME = "pano://"  # a doc's markdown as an MCP resource: pano://<docId>
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,22 @@ class Doc:
             "attachmentCount": sum(1 for f in self.files if not f.linked),
             "commentCount": self.comment_count,
         }
+
+
+def uri_of(doc_id: str) -> str:
+    return f"{SCHEME}{doc_id}"
+
+
+def doc_id_of_uri(uri: str) -> str:
+    """The doc `pano://<docId>` names, else `PayloadError`."""
+    doc_id = uri.removeprefix(SCHEME)
+    if not is_id(doc_id):
+        raise PayloadError(
+            f"uri {echo(uri)!r} names no pano doc: use {uri_of('<docId>')}, the id as pano save returned it "
+            "(e.g. pano://0kGpezGeuxt)",
+            field="uri",
+        )
+    return doc_id
 
 
 def linked_names(markdown: str) -> set[str]:

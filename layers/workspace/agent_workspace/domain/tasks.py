@@ -404,6 +404,24 @@ def identifier_number(ref: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
+ATTACHMENT_SCHEME = "task://"  # an attachment as an MCP resource: task://<taskId>/attachments/<attachmentId>
+ATTACHMENT_URI_RULE = (
+    "task://<taskId>/attachments/<attachmentId>, the task's id (or short identifier such as WS-42) and the "
+    "attachment's id as the task lists it"
+)
+
+
+def attachment_of_uri(uri: str) -> tuple[str, str]:
+    """The (task reference, attachment id) `task://<taskId>/attachments/<attachmentId>` names, else `PayloadError`."""
+    parts = uri.removeprefix(ATTACHMENT_SCHEME).split("/")
+    if len(parts) == 3 and parts[1] == "attachments":
+        task_ref, attachment_id = parts[0], parts[2]
+        named_task = is_id(task_ref) or identifier_number(task_ref) is not None
+        if named_task and len(attachment_id) <= ATTACHMENT_ID_MAX and is_segment(attachment_id):
+            return task_ref, attachment_id
+    raise PayloadError(f"uri {echo(uri)!r} names no attachment: use {ATTACHMENT_URI_RULE}", field="uri")
+
+
 def existing_id(task_id: str) -> str:
     """A task id as this server makes them, or NotFound: anything else cannot name a task, and must never
     reach a key (a prefix of a real id would match its conversation, a long one overflow the key size)."""

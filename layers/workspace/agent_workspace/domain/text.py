@@ -41,6 +41,12 @@ def is_segment(value: str) -> bool:
     return _SEGMENT.fullmatch(value) is not None and value not in (".", "..")
 
 
+def utf8_text(text: str) -> str:
+    """`text` as JSON can carry it to a client: surrogate pairs joined, a lone surrogate (which a YAML or JSON
+    escape can make) replaced by U+FFFD."""
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
 def echo(value: Any, limit: int = ECHO_MAX) -> str:
     """`value` as an error text repeats it: whole when short, else its first `limit` characters and its length,
     so a 4 MB name never comes back (or goes into a log) in full."""

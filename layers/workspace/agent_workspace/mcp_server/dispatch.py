@@ -14,11 +14,12 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from agent_workspace.blocking import run_blocking
 from agent_workspace.domain.errors import WorkspaceError, field_path
-from agent_workspace.domain.paging import ANSWER_MAX, text_wire_size
+from agent_workspace.domain.paging import ANSWER_MAX, structured_wire_size, text_wire_size
 from agent_workspace.domain.text import DETAIL_MAX, echo
 from agent_workspace.mcp_server import help_text
 from agent_workspace.mcp_server.legacy import OLD_TOOL_NAMES, RENAMED_FIELDS
 from agent_workspace.mcp_server.registry import Action, Call, HelpPayload, Registry, TextBlocks, Tool
+from agent_workspace.mcp_server.tool_schemas import check_answer
 from agent_workspace.observability import logger
 
 HELP_TOOL = "help"
@@ -29,6 +30,9 @@ class ToolOutcome:
     text: str
     is_error: bool = False
     blocks: tuple[str, ...] = ()  # the text as separate content blocks, when the action answers several
+    # The answer as `structuredContent`, of the tool's outputSchema: the action's JSON object, or its text as
+    # {"text": ...}. None for errors and for `help`, which has no output schema.
+    structured: dict[str, Any] | None = None
 
 
 class CallRefused(Exception):
@@ -46,7 +50,8 @@ async def dispatch(registry: Registry, call: Call, name: str, arguments: dict[st
             return ToolOutcome(answer_help(registry, arguments or {}))
         tool, action, payload = resolve(registry, name, arguments or {})
         if action is tool.help_action:
-            return ToolOutcome(_tool_help(tool, payload))
+            text = _tool_help(tool, payload)
+            return ToolOutcome(text, structured={"text": text})  # a text answer of a tool with an outputSchema
         return await _run(tool, action, call, payload)
     except CallRefused as refused:
         return ToolOutcome(str(refused), is_error=True)
@@ -144,14 +149,17 @@ async def _run(tool: Tool, action: Action, call: Call, payload: BaseModel) -> To
             is_error=True,
         )
     text = render(result)
-    size = text_wire_size(text)
+    answer = result if isinstance(result, dict) else {"text": text}
+    size = text_wire_size(text) + structured_wire_size(text if answer is result else json.dumps(answer))
     if size > ANSWER_MAX:  # Lambda would refuse the response and the client would see a 502
         return ToolOutcome(
             f"{where}: the answer takes {size:,} bytes, more than one response may carry ({ANSWER_MAX:,}); "
             "ask for less (a narrower query or filter, a smaller limit) or read the items one by one",
             is_error=True,
         )
-    return ToolOutcome(text, blocks=result if isinstance(result, TextBlocks) else ())
+    if call.runtime.settings.check_answers:
+        check_answer(tool, action, answer)
+    return ToolOutcome(text, blocks=result if isinstance(result, TextBlocks) else (), structured=answer)
 
 
 def render(result: Any) -> str:

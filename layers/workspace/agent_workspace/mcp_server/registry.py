@@ -1,8 +1,8 @@
 """Tools and their actions, declared once.
 
 Each action's payload model validates the call and is what `help` prints (and docs/tools.md, generated
-from `help`), so they can never disagree; `tools/list` advertises each tool's action names and points
-to `help` for the payload fields.
+from `help`) and what `tools/list` advertises as that action's payload; its result model is what the
+tool's `outputSchema` advertises and what its answers are checked against (`mcp_server.tool_schemas`).
 """
 
 from collections.abc import Callable, Iterator
@@ -40,6 +40,15 @@ class Call:
     base_url: str = ""  # how clients reach this server: links into the console are made from it
 
 
+class Answer(BaseModel):
+    """Base of every action's result model: the JSON object an action answers, field for field.
+
+    Closed (no other fields), so the branches of a tool's `oneOf` output schema never both match one answer.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+
 class TextBlocks(tuple[str, ...]):
     """An answer of several text blocks (load_agent's), each its own content item of the tool result."""
 
@@ -59,6 +68,16 @@ class Action:
     example: dict[str, Any] | None = None
     read_only: bool = False
     destructive: bool = False
+    # What a successful call answers: a JSON object of this model, or (None) a text such as "task created
+    # with id=…". `text_too`: an action with a result model that may also answer a text (`null`, a notice).
+    result: type[Answer] | None = None
+    text_too: bool = False
+    # Repeating the same call changes nothing more (MCP's idempotentHint); read-only actions are so anyway.
+    idempotent: bool = False
+
+    @property
+    def answers_text(self) -> bool:
+        return self.result is None or self.text_too
 
 
 @dataclass(frozen=True, eq=False)
@@ -66,6 +85,9 @@ class Tool:
     name: str
     summary: str
     actions: tuple[Action, ...]
+    title: str = ""  # how a client shows the tool to a person
+    # The tool reaches things outside this workspace's own data (websites in the person's browser).
+    open_world: bool = False
     help_action: Action = field(init=False)
 
     def __post_init__(self) -> None:

@@ -10,8 +10,10 @@ from mcp.shared.exceptions import MCPError
 from agent_workspace import __version__
 from agent_workspace.blocking import run_blocking
 from agent_workspace.domain.models import Actor
+from agent_workspace.mcp_server import resources, skills_extension
 from agent_workspace.mcp_server.dispatch import HELP_TOOL, dispatch
 from agent_workspace.mcp_server.registry import Call, Registry, Tool
+from agent_workspace.mcp_server.tool_schemas import input_schema, output_schema
 from agent_workspace.services import agent_sessions
 from agent_workspace.tools import REGISTRY
 
@@ -30,24 +32,19 @@ def _listed_tool(tool: Tool) -> types.Tool:
     lines = [tool.summary, "", "Actions:"]
     lines += [f"- {action.name}: {action.summary}" for action in tool.all_actions()]
     lines += ["", f'Run help {{"action": "{tool.name}.<action>"}} for an action\'s payload fields and an example.']
+    read_only = all(a.read_only for a in tool.actions)
     return types.Tool(
         name=tool.name,
+        title=tool.title,
         description="\n".join(lines),
-        input_schema={
-            "type": "object",
-            "properties": {
-                "action": {"type": "string", "enum": tool.action_names, "description": "The action to run."},
-                "payload": {
-                    "type": "object",
-                    "description": "The action's fields; leave it out when the action takes none.",
-                },
-            },
-            "required": ["action"],
-        },
+        input_schema=input_schema(tool),
+        output_schema=output_schema(tool),
         annotations=types.ToolAnnotations(
-            read_only_hint=all(a.read_only for a in tool.actions),
+            title=tool.title,
+            read_only_hint=read_only,
             destructive_hint=any(a.destructive for a in tool.actions),
-            open_world_hint=False,
+            idempotent_hint=all(a.read_only or a.idempotent for a in tool.actions),
+            open_world_hint=tool.open_world,
         ),
     )
 
@@ -55,6 +52,7 @@ def _listed_tool(tool: Tool) -> types.Tool:
 def _help_tool() -> types.Tool:
     return types.Tool(
         name=HELP_TOOL,
+        title="Help",
         description=(
             "The server's own reference for every tool and action: help {} lists the tools, "
             'help {"action": "<tool>"} one tool\'s actions, help {"action": "<tool>.<action>"} one action\'s payload.'
@@ -65,7 +63,9 @@ def _help_tool() -> types.Tool:
                 "action": {"type": "string", "description": "A tool name, or <tool>.<action>; leave out for all tools."}
             },
         },
-        annotations=types.ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False),
+        annotations=types.ToolAnnotations(
+            title="Help", read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+        ),
     )
 
 
@@ -108,7 +108,9 @@ def build_server(registry: Registry) -> Server[Any]:
         outcome = await dispatch(registry, call, params.name, params.arguments)
         texts = outcome.blocks or (outcome.text,)
         return types.CallToolResult(
-            content=[types.TextContent(type="text", text=text) for text in texts], is_error=outcome.is_error
+            content=[types.TextContent(type="text", text=text) for text in texts],
+            structured_content=outcome.structured,
+            is_error=outcome.is_error,
         )
 
     async def list_prompts(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListPromptsResult:
@@ -132,7 +134,7 @@ def build_server(registry: Registry) -> Server[Any]:
             ],
         )
 
-    return Server(
+    server: Server[Any] = Server(
         "agent-workspace",
         version=__version__,
         title="Agent Workspace",
@@ -141,7 +143,19 @@ def build_server(registry: Registry) -> Server[Any]:
         on_call_tool=call_tool,
         on_list_prompts=list_prompts,
         on_get_prompt=get_prompt,
+        on_list_resources=resources.list_resources,
+        on_list_resource_templates=resources.list_resource_templates,
+        on_read_resource=resources.read_resource,
     )
+    skills_extension.register(server)
+    # The SDK warns on `on_set_logging_level` (logging is deprecated as of 2026-07-28); older clients still set one.
+    server.add_request_handler("logging/setLevel", types.SetLevelRequestParams, _set_logging_level)
+    return server
+
+
+async def _set_logging_level(ctx: Any, params: types.SetLevelRequestParams) -> types.EmptyResult:
+    """Accepted as asked: the server sends no log notifications, so every level is already honoured."""
+    return types.EmptyResult()
 
 
 def workspace_server() -> Server[Any]:

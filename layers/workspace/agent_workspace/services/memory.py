@@ -3,10 +3,12 @@
 from typing import Any
 
 from agent_workspace.backoff import back_off
+from agent_workspace.domain import paging
 from agent_workspace.domain.clock import iso
 from agent_workspace.domain.errors import Conflict, NotFound, Unavailable
-from agent_workspace.domain.memory import INDEX, REVISIONS_KEPT, Memory, check_content, check_name
+from agent_workspace.domain.memory import INDEX, REVISIONS_KEPT, Memory, check_content, check_name, uri_of
 from agent_workspace.domain.models import Actor
+from agent_workspace.domain.resources import ResourceInfo
 from agent_workspace.observability import count
 from agent_workspace.runtime import Runtime
 
@@ -68,6 +70,48 @@ def list_memories(rt: Runtime, workspace_id: str) -> list[dict[str, Any]]:
         }
         for m in rt.memory.list_all(workspace_id)
     ]
+
+
+# -- MCP resources ------------------------------------------------------------------------------
+
+RESOURCE_PAGE = 50  # memories per `resources/list` page: at most 16 KiB each read, well under a Query's 1 MB
+
+
+def get(rt: Runtime, workspace_id: str, name: str) -> Memory:
+    """The current memory `name` (MEMORY.md: the index), as `load` reads it; `NotFound` when nothing is saved."""
+    memory = rt.memory.get(workspace_id, check_name(name))
+    if memory is None:
+        raise NotFound(f"nothing is saved in {uri_of(name)} yet")
+    return memory
+
+
+def resource_page(rt: Runtime, workspace_id: str, cursor: str | None, budget: int) -> tuple[list[dict], str | None]:
+    """A page of the workspace's memories as resources (`ResourceInfo.public`), within `budget` bytes."""
+    found, next_cursor = rt.memory.list_page(workspace_id, RESOURCE_PAGE, cursor)
+    return paging.fill(
+        found,
+        next_cursor,
+        budget=budget,
+        shown=lambda memory: _resource(memory).public(),
+        cursor_after=lambda memory: rt.memory.listing_cursor(workspace_id, memory.name),
+        name=lambda memory: uri_of(memory.name),
+    )
+
+
+def _resource(memory: Memory) -> ResourceInfo:
+    index = memory.name == INDEX
+    return ResourceInfo(
+        uri=uri_of(memory.name),
+        name=memory.name,
+        title="Memory index" if index else f"Memory {memory.name}",
+        description=(
+            "The index of this workspace's memories, linking each as memory://<name>"
+            if index
+            else f"A note this workspace's agents keep (revision {memory.revision}, saved {memory.updated_at})"
+        ),
+        mime_type="text/markdown",
+        size=len(memory.content.encode("utf-8")),
+    )
 
 
 def _stale(name: str, expected: int, current: Memory | None) -> Conflict:

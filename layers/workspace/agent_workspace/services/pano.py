@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from agent_workspace.backoff import back_off
+from agent_workspace.domain import paging
 from agent_workspace.domain.clock import iso, parse_iso
 from agent_workspace.domain.errors import Conflict, NotFound, PayloadError, Unavailable
 from agent_workspace.domain.ids import check_id, new_id
@@ -27,7 +28,9 @@ from agent_workspace.domain.pano import (
     check_doc,
     check_links,
     linked_names,
+    uri_of,
 )
+from agent_workspace.domain.resources import ResourceInfo
 from agent_workspace.domain.tasks import AttachmentRef, NewAttachment, check_text, decode_attachments
 from agent_workspace.observability import count, logger
 from agent_workspace.runtime import Runtime
@@ -148,6 +151,29 @@ def delete(rt: Runtime, account_id: str, doc_id: str) -> Doc:
 def list_docs(rt: Runtime, account_id: str) -> list[dict[str, Any]]:
     now = rt.clock()
     return [d.summary() for d in rt.pano.list_docs(account_id) if parse_iso(d.expires_at) > now]
+
+
+RESOURCE_PAGE = 50  # docs per `resources/list` page (without markdown: a projection)
+
+
+def get_doc(rt: Runtime, account_id: str, doc_id: str) -> Doc:
+    """The doc as `read` finds it: the account's, unless unknown, deleted or expired (`NotFound`)."""
+    return _live(rt, account_id, doc_id)
+
+
+def resource_page(rt: Runtime, account_id: str, cursor: str | None, budget: int) -> tuple[list[dict], str | None]:
+    """A page of the account's live docs as resources (`ResourceInfo.public`), within `budget` bytes; a page
+    whose docs all expired is empty, with the cursor to the rest."""
+    found, next_cursor = rt.pano.list_page(account_id, RESOURCE_PAGE, cursor)
+    now = rt.clock()
+    return paging.fill(
+        [doc for doc in found if parse_iso(doc.expires_at) > now],
+        next_cursor,
+        budget=budget,
+        shown=lambda doc: _resource(doc).public(),
+        cursor_after=lambda doc: rt.pano.listing_cursor(account_id, doc.id),
+        name=lambda doc: uri_of(doc.id),
+    )
 
 
 def expire(rt: Runtime, event: dict[str, Any]) -> str:
@@ -299,6 +325,16 @@ def _file(rt: Runtime, file: PanoFile, seconds: int) -> dict[str, Any]:
         "size": ref.size,
         "url": rt.blobs.link(ref.key, ref.filename, seconds),
     }
+
+
+def _resource(doc: Doc) -> ResourceInfo:
+    return ResourceInfo(
+        uri=uri_of(doc.id),
+        name=doc.id,
+        title=doc.title,
+        description=f"A pano doc every workspace of the account shares ({doc.color}; expires {doc.expires_at})",
+        mime_type="text/markdown",
+    )
 
 
 def _schedule_name(account_id: str, doc_id: str) -> str:

@@ -10,15 +10,20 @@ unshares it there), it is gone.
 from typing import Any
 
 from agent_workspace.backoff import back_off
+from agent_workspace.domain import paging
+from agent_workspace.domain import skill_manifest as manifest
 from agent_workspace.domain.clock import iso
 from agent_workspace.domain.errors import Conflict, Forbidden, NotFound, PayloadError, Unavailable
 from agent_workspace.domain.ids import new_id
 from agent_workspace.domain.models import Actor
+from agent_workspace.domain.resources import ResourceInfo
+from agent_workspace.domain.skill_manifest import ServedFile
 from agent_workspace.domain.skills import (
     MAX_FILES,
     MAX_WORKSPACES,
     SKILL_MD,
     Skill,
+    SkillFile,
     SkillRef,
     check_content,
     check_name,
@@ -27,7 +32,7 @@ from agent_workspace.domain.skills import (
     matches,
     parse_uri,
 )
-from agent_workspace.domain.text import echo
+from agent_workspace.domain.text import echo, utf8_text
 from agent_workspace.observability import count
 from agent_workspace.runtime import Runtime
 from agent_workspace.store import keys
@@ -238,6 +243,135 @@ def unshare(rt: Runtime, workspace_id: str, name: str, target_workspace_id: str)
         count("SkillUnshared")
         return
     raise Unavailable(f"skill {name} is being changed by others; retry shortly")
+
+
+# -- MCP resources and the Agent Skills extension (SEP-2640) ----------------------------------------
+
+RESOURCE_PAGE = 25  # skills per `resources/list` page: at most MAX_FILES resources each
+CATALOG_PAGE = 20  # skills per `skills/list` page, fewer when their files together pass MAX_FILES
+
+
+def served_file(rt: Runtime, workspace_id: str, uri: str) -> ServedFile:
+    """One file of a skill this workspace can use, as `resources/read` serves it (`skills load` reads the same)."""
+    target = parse_uri(uri)
+    if target.path is None:
+        raise PayloadError(
+            f"uri {echo(uri)!r} names the whole skill; read {file_uri(target.name, SKILL_MD)}, or one of its "
+            "files as skill://<name>/<path>",
+            field="uri",
+        )
+    found = rt.skills.find(workspace_id, target.name, target.path)
+    if found.ref is None:
+        raise NotFound(f"no skill {target.name} in this workspace: skills/list and resources/list list its skills")
+    if target.path == SKILL_MD:
+        if found.skill is None:
+            raise NotFound(f"no skill {target.name} in this workspace")
+        return manifest.served_file(found.ref.name, SKILL_MD, found.skill.content)
+    if found.file is None:
+        raise NotFound(f"skill {target.name} has no file {target.path}")
+    return manifest.served_file(found.ref.name, target.path, found.file.content)
+
+
+def resource_page(rt: Runtime, workspace_id: str, cursor: str | None, budget: int) -> tuple[list[dict], str | None]:
+    """A page of the files of this workspace's skills as resources (`ResourceInfo.public`), whole skills only,
+    within `budget` bytes: one Query of the references and one BatchGetItem of the file lists."""
+    refs, next_cursor = rt.skills.refs_page(workspace_id, RESOURCE_PAGE, cursor)
+    files = rt.skills.file_lists([ref.skill_id for ref in refs]) if refs else {}
+    groups, next_cursor = paging.fill(
+        [ref for ref in refs if ref.skill_id in files],  # a reference without its record: a write in flight
+        next_cursor,
+        budget=budget,
+        shown=lambda ref: [info.public() for info in _resources(ref, files[ref.skill_id])],
+        cursor_after=lambda ref: rt.skills.ref_cursor(workspace_id, ref.name),
+        name=lambda ref: f"skill {ref.name}",
+    )
+    return [resource for group in groups for resource in group], next_cursor
+
+
+def catalog_page(rt: Runtime, workspace_id: str, cursor: str | None) -> tuple[list[dict[str, Any]], str | None]:
+    """A page of `skills/list`: each skill's entry (`catalog_entry`), in name order.
+
+    Three reads a page whatever it holds: the references (one Query), their records (one BatchGetItem) and the
+    files of the skills kept (one BatchGetItem per 100 files). A page keeps whole skills while their files
+    together stay within MAX_FILES (always one at least), so a page reads at most about 16 MiB.
+    """
+    refs, next_cursor = rt.skills.refs_page(workspace_id, CATALOG_PAGE, cursor)
+    records = rt.skills.records([ref.skill_id for ref in refs]) if refs else {}
+    kept: list[tuple[SkillRef, Skill]] = []
+    files = 0
+    for ref in refs:
+        skill = records.get(ref.skill_id)
+        if skill is None:  # a write in flight: not listed
+            continue
+        if kept and files + 1 + len(skill.files) > MAX_FILES:
+            next_cursor = rt.skills.ref_cursor(workspace_id, kept[-1][0].name)
+            break
+        kept.append((ref, skill))
+        files += 1 + len(skill.files)
+    contents = rt.skills.file_contents([(skill.id, path) for _, skill in kept for path in sorted(skill.files)])
+    return paging.fill(
+        kept,
+        next_cursor,
+        budget=rt.settings.page_bytes,
+        shown=lambda found: _entry(found[0].name, found[1], contents),
+        cursor_after=lambda found: rt.skills.ref_cursor(workspace_id, found[0].name),
+        name=lambda found: f"skill {found[0].name}",
+        read_alone=lambda found: f"skills/get {file_uri(found[0].name, SKILL_MD)}",
+    )
+
+
+def catalog_entry(rt: Runtime, workspace_id: str, uri: str) -> dict[str, Any]:
+    """`skills/get`: one skill's entry, {uri, frontmatter, resources}, each resource's digest that of the bytes
+    `resources/read` serves for it (the SKILL.md included, as served: see domain.skill_manifest)."""
+    target = parse_uri(uri)
+    if target.file != SKILL_MD:
+        raise PayloadError(
+            f"uri {echo(uri)!r} is a file of a skill; skills/get takes the skill's own URI, "
+            f"{file_uri(target.name, SKILL_MD)}",
+            field="uri",
+        )
+    found = rt.skills.find(workspace_id, target.name)
+    if found.ref is None or found.skill is None:
+        raise NotFound(f"no skill {target.name} in this workspace: skills/list lists its skills")
+    skill = found.skill
+    contents = rt.skills.file_contents([(skill.id, path) for path in sorted(skill.files)])
+    return _entry(found.ref.name, skill, contents)
+
+
+def _entry(name: str, skill: Skill, contents: dict[tuple[str, str], SkillFile]) -> dict[str, Any]:
+    """A skill's SEP-2640 entry. A file listed on the record but not read (written or deleted meanwhile) is left
+    out: its digest could not be vouched for."""
+    served = [manifest.served_file(name, SKILL_MD, skill.content)]
+    served += [
+        manifest.served_file(name, path, contents[(skill.id, path)].content)
+        for path in sorted(skill.files)
+        if (skill.id, path) in contents
+    ]
+    return {
+        "uri": file_uri(name, SKILL_MD),
+        "frontmatter": manifest.frontmatter(served[0].text),
+        "resources": [{"uri": file_uri(name, f.path), "digest": f.digest, "size": f.size} for f in served],
+    }
+
+
+def _resources(ref: SkillRef, paths: frozenset[str]) -> list[ResourceInfo]:
+    skill_md = ResourceInfo(
+        uri=file_uri(ref.name, SKILL_MD),
+        name=f"{ref.name}/{SKILL_MD}",
+        title=f"Skill {ref.name}",
+        description=utf8_text(ref.description),
+        mime_type=manifest.SKILL_MD_MIME,
+    )
+    others = [
+        ResourceInfo(
+            uri=file_uri(ref.name, path),
+            name=f"{ref.name}/{path}",
+            description=f"A file of skill {ref.name}",
+            mime_type=manifest.mime_type_of(path),
+        )
+        for path in sorted(paths)
+    ]
+    return [skill_md, *others]
 
 
 # -- helpers ------------------------------------------------------------------------------------

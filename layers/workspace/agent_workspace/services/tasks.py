@@ -13,6 +13,7 @@ from agent_workspace.domain.cron import first_fire, validate_cron
 from agent_workspace.domain.errors import NotFound, PayloadError
 from agent_workspace.domain.ids import check_id, is_id, new_id
 from agent_workspace.domain.models import Actor
+from agent_workspace.domain.resources import check_blob_size
 from agent_workspace.domain.tasks import (
     ATTACHMENT_ID_MAX,
     BODY_MAX,
@@ -229,26 +230,26 @@ def post_message(rt: Runtime, actor: Actor, task_id: str, text: str, attachments
 
 
 def attachment(rt: Runtime, workspace_id: str, task_id: str, attachment_id: str, as_base64: bool) -> dict[str, Any]:
-    task_id = resolve(rt, workspace_id, task_id)
-    # An id longer than any stored one names nothing, and must not reach a key (DynamoDB's 1,024 bytes).
-    known = len(attachment_id) <= ATTACHMENT_ID_MAX
-    ref = rt.tasks.get_attachment(workspace_id, task_id, attachment_id) if known else None
-    if ref is None:
-        raise NotFound(f"no attachment {echo(attachment_id)!r} in task {task_id}")
-    retention = timedelta(days=rt.settings.attachment_retention_days)
-    expired = PayloadError(
-        f"attachment {attachment_id!r} expired: files are kept {rt.settings.attachment_retention_days} days",
-        field="attachmentId",
-    )
-    if expires(ref.key) and rt.clock() - parse_iso(ref.created_at) > retention:
-        raise expired
+    ref = _live_attachment(rt, workspace_id, task_id, attachment_id)
     shown = {"id": ref.id, "filename": ref.filename, "mimeType": ref.mime_type, "size": ref.size}
     if as_base64:
         content = rt.blobs.read(ref.key)
         if content is None:
-            raise expired
+            raise _expired(rt, attachment_id)
         return {**shown, "data": base64.b64encode(content).decode("ascii")}
     return {**shown, "url": rt.blobs.link(ref.key, ref.filename, rt.settings.attachment_url_seconds)}
+
+
+def attachment_content(rt: Runtime, workspace_id: str, task_id: str, attachment_id: str) -> tuple[AttachmentRef, bytes]:
+    """An attachment and its bytes, as `getAttachment` with format base64 reads them, for MCP `resources/read`:
+    refused before S3 is read when it is larger than one response carries (`resources.BLOB_MAX`)."""
+    ref = _live_attachment(rt, workspace_id, task_id, attachment_id)
+    check_blob_size(f"attachment {attachment_id!r}", ref.size)
+    content = rt.blobs.read(ref.key)
+    if content is None:
+        raise _expired(rt, attachment_id)
+    check_blob_size(f"attachment {attachment_id!r}", len(content))
+    return ref, content
 
 
 def list_tasks(
@@ -268,6 +269,27 @@ def list_tasks(
 
 
 # -- helpers ------------------------------------------------------------------------------------
+
+
+def _live_attachment(rt: Runtime, workspace_id: str, task_id: str, attachment_id: str) -> AttachmentRef:
+    """The attachment of this workspace's task (an id or a short identifier), unless unknown or expired."""
+    task_id = resolve(rt, workspace_id, task_id)
+    # An id longer than any stored one names nothing, and must not reach a key (DynamoDB's 1,024 bytes).
+    known = len(attachment_id) <= ATTACHMENT_ID_MAX
+    ref = rt.tasks.get_attachment(workspace_id, task_id, attachment_id) if known else None
+    if ref is None:
+        raise NotFound(f"no attachment {echo(attachment_id)!r} in task {task_id}")
+    retention = timedelta(days=rt.settings.attachment_retention_days)
+    if expires(ref.key) and rt.clock() - parse_iso(ref.created_at) > retention:
+        raise _expired(rt, attachment_id)
+    return ref
+
+
+def _expired(rt: Runtime, attachment_id: str) -> PayloadError:
+    return PayloadError(
+        f"attachment {attachment_id!r} expired: files are kept {rt.settings.attachment_retention_days} days",
+        field="attachmentId",
+    )
 
 
 def _store_contents(

@@ -16,9 +16,12 @@ def cursor_after(item_key: dict[str, Any]) -> str:
     return base64.urlsafe_b64encode(json.dumps(item_key, separators=(",", ":")).encode()).decode().rstrip("=")
 
 
-def decode_cursor(cursor: str | None, partition: dict[str, str], other_keys: tuple[str, ...]) -> dict[str, Any] | None:
+def decode_cursor(
+    cursor: str | None, partition: dict[str, str], other_keys: tuple[str, ...], sk_prefix: str | None = None
+) -> dict[str, Any] | None:
     """The start key, which must lie in the partition being read (a cursor never crosses workspaces)
-    and hold exactly the key attributes the read needs."""
+    and hold exactly the key attributes the read needs; with `sk_prefix`, a sort key in the range read
+    (DynamoDB refuses a start key outside a Query's `begins_with`, which would be a 500, not a 422)."""
     if not cursor:
         return None
     try:
@@ -29,6 +32,7 @@ def decode_cursor(cursor: str | None, partition: dict[str, str], other_keys: tup
             and all(key.get(name) == {"S": value} for name, value in partition.items())
             and set(key) == {*partition, *other_keys}
             and all(isinstance(key[name], dict) and isinstance(key[name].get("S"), str) for name in other_keys)
+            and (sk_prefix is None or key["SK"]["S"].startswith(sk_prefix))
         )
     except (ValueError, UnicodeDecodeError):
         valid = False

@@ -124,17 +124,59 @@ def query_prefix(dynamodb: Any, table: str, partition: str, sk_prefix: str) -> l
     )
 
 
+def query_prefix_page(
+    dynamodb: Any,
+    table: str,
+    partition: str,
+    sk_prefix: str,
+    limit: int,
+    start: dict[str, Any] | None,
+    projection: dict[str, Any] | None = None,
+) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """One Query of a partition's items whose sort key starts with `sk_prefix`: at most `limit`, deserialised,
+    after `start`; and the key to resume after them, None when nothing follows. One more item than asked is read
+    so that a page ending exactly at the last item says so (rather than sending the caller to an empty page).
+    `projection` adds a ProjectionExpression (and its attribute names; the keys are always read)."""
+    request: dict[str, Any] = {
+        "TableName": table,
+        "KeyConditionExpression": "PK = :pk AND begins_with(SK, :prefix)",
+        "ExpressionAttributeValues": to_item({":pk": partition, ":prefix": sk_prefix}),
+        "Limit": limit + 1,
+        **(projection or {}),
+    }
+    if projection:
+        request["ProjectionExpression"] = f"PK, SK, {projection['ProjectionExpression']}"
+    if start is not None:
+        request["ExclusiveStartKey"] = start
+    with translating_errors():
+        page = dynamodb.query(**request)
+    items = page.get("Items", [])
+    if len(items) > limit:
+        last = items[limit - 1]
+        return [from_item(item) for item in items[:limit]], {"PK": last["PK"], "SK": last["SK"]}
+    return [from_item(item) for item in items], page.get("LastEvaluatedKey")
+
+
 _BATCH_WRITE = 25  # DynamoDB's BatchWriteItem limit
 _BATCH_GET = 100  # and BatchGetItem's
 _UNPROCESSED_ROUNDS = 8  # bounded retries of what a batch call left unprocessed under throttling
 
 
-def batch_get(dynamodb: Any, table: str, keys: list[dict[str, Any]], consistent: bool = True) -> list[dict[str, Any]]:
-    """The raw items at these keys that exist: one BatchGetItem per 100 keys, plus retries of the unprocessed."""
+def batch_get(
+    dynamodb: Any,
+    table: str,
+    keys: list[dict[str, Any]],
+    consistent: bool = True,
+    projection: dict[str, Any] | None = None,
+) -> list[dict[str, Any]]:
+    """The raw items at these keys that exist: one BatchGetItem per 100 keys, plus retries of the unprocessed.
+    `projection` (a ProjectionExpression and its attribute names) reads only those attributes."""
     found: list[dict[str, Any]] = []
     with translating_errors():
         for start in range(0, len(keys), _BATCH_GET):
-            pending: dict[str, Any] = {table: {"Keys": keys[start : start + _BATCH_GET], "ConsistentRead": consistent}}
+            pending: dict[str, Any] = {
+                table: {"Keys": keys[start : start + _BATCH_GET], "ConsistentRead": consistent, **(projection or {})}
+            }
             for attempt in range(_UNPROCESSED_ROUNDS):
                 response = dynamodb.batch_get_item(RequestItems=pending)
                 found.extend(response.get("Responses", {}).get(table, []))

@@ -11,12 +11,14 @@ from boto3.dynamodb.conditions import Attr, ConditionBase
 from agent_workspace.domain.errors import Conflict, NotFound
 from agent_workspace.domain.pano import Comment, Doc, PanoFile
 from agent_workspace.store import keys
+from agent_workspace.store.cursor import cursor_after, decode_cursor, encode_cursor
 from agent_workspace.store.dynamo import (
     batch_delete,
     get_item,
     key,
     query_all,
     query_prefix,
+    query_prefix_page,
     to_item,
     translating_errors,
 )
@@ -62,6 +64,19 @@ class PanoStore:
             },
         )
         return [_doc(item) for item in items]
+
+    def list_page(self, account_id: str, limit: int, cursor: str | None) -> tuple[list[Doc], str | None]:
+        """At most `limit` of the account's docs without markdown, in id (creation) order, after `cursor`: one
+        Query (expired ones included: the caller drops them, as `list_docs`'s callers do)."""
+        pk = keys.account_pk(account_id)
+        start = decode_cursor(cursor, {keys.PK: pk}, (keys.SK,), keys.PANO_SK_PREFIX)
+        projection = {"ProjectionExpression": _SUMMARY, "ExpressionAttributeNames": {"#rev": "revision"}}
+        items, last = query_prefix_page(self._db, self._table, pk, keys.PANO_SK_PREFIX, limit, start, projection)
+        return [_doc(item) for item in items], encode_cursor(last)
+
+    def listing_cursor(self, account_id: str, doc_id: str) -> str:
+        """The cursor that resumes `list_page` right after the doc `doc_id`."""
+        return cursor_after(key(keys.account_pk(account_id), keys.pano_sk(doc_id)))
 
     def write(self, account_id: str, doc: Doc, expected_revision: int | None, expires_epoch: int) -> None:
         """Create (`expected_revision` None) or replace the doc as read at `expected_revision`.

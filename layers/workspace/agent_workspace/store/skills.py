@@ -15,6 +15,7 @@ from boto3.dynamodb.conditions import Attr, ConditionBase
 
 from agent_workspace.domain.skills import MAX_FILES, SKILL_MD, Skill, SkillFile, SkillRef
 from agent_workspace.store import keys
+from agent_workspace.store.cursor import cursor_after, decode_cursor, encode_cursor
 from agent_workspace.store.dynamo import (
     batch_delete,
     batch_get,
@@ -22,6 +23,7 @@ from agent_workspace.store.dynamo import (
     key,
     query_all,
     query_prefix,
+    query_prefix_page,
     to_item,
     translating_errors,
 )
@@ -80,6 +82,41 @@ class SkillStore:
         if path is None or path == SKILL_MD:
             return Found(ref, skill=_skill(values), home_taken=home_taken)
         return Found(ref, file=_file(values))
+
+    def refs_page(self, workspace_id: str, limit: int, cursor: str | None) -> tuple[list[SkillRef], str | None]:
+        """At most `limit` of the workspace's references, by name, after `cursor`: one Query."""
+        pk = keys.workspace_pk(workspace_id)
+        start = decode_cursor(cursor, {keys.PK: pk}, (keys.SK,), keys.SKILL_REF_PREFIX)
+        items, last = query_prefix_page(self._db, self._table, pk, keys.SKILL_REF_PREFIX, limit, start)
+        return [_ref(values) for values in items], encode_cursor(last)
+
+    def ref_cursor(self, workspace_id: str, name: str) -> str:
+        """The cursor that resumes `refs_page` right after the skill `name`."""
+        return cursor_after(key(keys.workspace_pk(workspace_id), keys.skill_ref_sk(name)))
+
+    def file_lists(self, skill_ids: list[str]) -> dict[str, frozenset[str]]:
+        """Each skill's other files than SKILL.md, by skill id, for the skills that exist: one BatchGetItem of
+        their records, without their SKILL.md."""
+        wanted = [key(keys.skill_pk(skill_id), keys.SKILL_SK) for skill_id in dict.fromkeys(skill_ids)]
+        names = {"#id": "id", "#files": "files"}
+        records = batch_get(
+            self._db,
+            self._table,
+            wanted,
+            projection={"ProjectionExpression": "#id, #files", "ExpressionAttributeNames": names},
+        )
+        return {values["id"]: frozenset(values.get("files", ())) for values in map(from_item, records)}
+
+    def records(self, skill_ids: list[str]) -> dict[str, Skill]:
+        """The skills' records (with their SKILL.md), by id, for those that exist: one BatchGetItem."""
+        wanted = [key(keys.skill_pk(skill_id), keys.SKILL_SK) for skill_id in dict.fromkeys(skill_ids)]
+        return {skill.id: skill for skill in (_skill(from_item(item)) for item in self._batch_get(wanted).values())}
+
+    def file_contents(self, wanted: list[tuple[str, str]]) -> dict[tuple[str, str], SkillFile]:
+        """The files at these (skill id, path) pairs that exist: one BatchGetItem per 100 files."""
+        found = self._batch_get([key(keys.skill_pk(skill_id), keys.skill_file_sk(path)) for skill_id, path in wanted])
+        by_key = {(keys.skill_pk(skill_id), keys.skill_file_sk(path)): (skill_id, path) for skill_id, path in wanted}
+        return {by_key[item_key]: _file(from_item(item)) for item_key, item in found.items() if item_key in by_key}
 
     def get(self, skill_id: str) -> Skill | None:
         with translating_errors():

@@ -12,6 +12,7 @@ from agent_workspace.services import agents
 from agent_workspace.services.agent_sessions import check_session, forbidden_on_mcp
 from agent_workspace.tools import agent_content, agent_sessions, agent_transfer
 from agent_workspace.tools.agent_sessions import AGENT
+from agent_workspace.tools.answers.agent import AgentAnswer, AgentList, PromptAnswer, PromptVersionPage, PromptWritten
 
 _AGENT = AGENT
 _AGENT_OPTIONAL = Field(None, description="The agent")
@@ -144,6 +145,7 @@ def _person_only(what: str) -> Action:
 
 TOOL = Tool(
     name="agent",
+    title="Agents",
     summary="The account's agents: an @handle, a versioned prompt, memory and briefs that follow you to any tool.",
     actions=(
         Action(
@@ -152,12 +154,14 @@ TOOL = Tool(
             payload=ListPayload,
             handler=list_agents,
             read_only=True,
+            result=AgentList,
         ),
         Action(
             name="create",
             summary="Add an agent (inert until somebody loads it); with a prompt, that is its version 1.",
             payload=CreatePayload,
             handler=create,
+            result=AgentAnswer,
             example={"name": "Release Captain", "prompt": "You run our releases.", "primaryHarness": "claude-code"},
         ),
         Action(
@@ -165,6 +169,8 @@ TOOL = Tool(
             summary="Change an agent's name, description, accent or primary tool.",
             payload=UpdatePayload,
             handler=update,
+            result=AgentAnswer,
+            idempotent=True,
             example={"agent": "release-captain", "description": "Runs releases.", "expectedRevision": 1},
         ),
         Action(
@@ -172,6 +178,7 @@ TOOL = Tool(
             summary="Write a new version of the agent's prompt, live at once; refused unless basedOn is the live one.",
             payload=UpdatePromptPayload,
             handler=update_prompt,
+            result=PromptWritten,
             example={"agent": "release-captain", "body": "You run our releases.", "basedOn": 1, "note": "shorter"},
         ),
         Action(
@@ -180,6 +187,7 @@ TOOL = Tool(
             payload=VersionsPayload,
             handler=versions,
             read_only=True,
+            result=PromptVersionPage,
             example=_EXAMPLE,
         ),
         Action(
@@ -188,6 +196,7 @@ TOOL = Tool(
             payload=GetPromptPayload,
             handler=get_prompt,
             read_only=True,
+            result=PromptAnswer,
             example=_EXAMPLE,
         ),
         *agent_sessions.ACTIONS,

@@ -7,6 +7,15 @@ from agent_workspace.domain import agents as rules
 from agent_workspace.mcp_server.registry import Action, Call, Payload
 from agent_workspace.services import agent_briefs, agent_profiles
 from agent_workspace.tools.agent_sessions import AGENT, SESSION, actor
+from agent_workspace.tools.answers.agent import (
+    BriefAnswer,
+    BriefList,
+    BriefRenamed,
+    BriefWritten,
+    ProfileRemoved,
+    Profiles,
+    ProfileSet,
+)
 
 SettingValue = str | bool | None
 
@@ -100,6 +109,7 @@ ACTIONS = (
         payload=ProfilesPayload,
         handler=profiles,
         read_only=True,
+        result=Profiles,
         example=_ID,
     ),
     Action(
@@ -107,6 +117,8 @@ ACTIONS = (
         summary="Create or replace the agent's profile for one tool; settings are checked against that tool's fields.",
         payload=SetProfilePayload,
         handler=set_profile,
+        result=ProfileSet,
+        idempotent=True,
         example={"agent": "release-captain", "harness": "claude-code", "settings": {"model": "opus"}},
     ),
     Action(
@@ -115,6 +127,8 @@ ACTIONS = (
         payload=DeleteProfilePayload,
         handler=delete_profile,
         destructive=True,
+        result=ProfileRemoved,
+        idempotent=True,
         example={"agent": "release-captain", "harness": "cursor"},
     ),
     Action(
@@ -123,6 +137,7 @@ ACTIONS = (
         payload=BriefsPayload,
         handler=briefs,
         read_only=True,
+        result=BriefList,
         example=_ID,
     ),
     Action(
@@ -131,6 +146,7 @@ ACTIONS = (
         payload=GetBriefPayload,
         handler=get_brief,
         read_only=True,
+        result=BriefAnswer,
         example={"agent": "release-captain", "name": "deploy"},
     ),
     Action(
@@ -138,6 +154,7 @@ ACTIONS = (
         summary="Create a brief (no expectedRevision, description required) or update one (expectedRevision).",
         payload=UpdateBriefPayload,
         handler=update_brief,
+        result=BriefWritten,
         example={
             "agent": "release-captain",
             "name": "deploy",
@@ -151,6 +168,8 @@ ACTIONS = (
         summary="Give a brief a new name; its revisions and body stay as they are.",
         payload=RenameBriefPayload,
         handler=rename_brief,
+        result=BriefRenamed,
+        idempotent=True,
         example={"agent": "release-captain", "name": "deploy", "newName": "deploying", "session": _SESSION_ID},
     ),
 )

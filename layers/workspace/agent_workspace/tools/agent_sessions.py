@@ -9,6 +9,7 @@ from agent_workspace.domain import agents as rules
 from agent_workspace.domain.models import Actor
 from agent_workspace.mcp_server.registry import Action, Call, Payload, TextBlocks
 from agent_workspace.services import agent_memory, agent_sessions
+from agent_workspace.tools.answers.agent import ActivityPage, MemoryForgotten, MemoryPage, MemoryWritten
 
 AGENT = Field(
     description="The agent: its id (preferred, it survives a rename), its slug, or <owner>/<slug> of one shared"
@@ -117,6 +118,7 @@ ACTIONS = (
         payload=RecallPayload,
         handler=recall,
         read_only=True,
+        result=MemoryPage,
         example={"agent": "release-captain", "query": "release checklist"},
     ),
     Action(
@@ -124,6 +126,7 @@ ACTIONS = (
         summary="Write to the agent's memory inside a load session: create, update (expectedRevision) or append.",
         payload=RememberPayload,
         handler=remember,
+        result=MemoryWritten,
         example={
             "agent": "release-captain",
             "session": _SESSION_ID,
@@ -139,6 +142,8 @@ ACTIONS = (
         payload=ForgetPayload,
         handler=forget,
         destructive=True,
+        result=MemoryForgotten,
+        idempotent=True,
         example={"agent": "release-captain", "session": _SESSION_ID, "name": "old-host", "reason": "moved hosts"},
     ),
     Action(
@@ -148,6 +153,7 @@ ACTIONS = (
         payload=ActivityPayload,
         handler=activity,
         read_only=True,
+        result=ActivityPage,
         example=_ID,
     ),
 )

@@ -8,6 +8,7 @@ from agent_workspace.domain import agents as rules
 from agent_workspace.mcp_server.registry import Action, Call, Payload
 from agent_workspace.services import agent_transfer
 from agent_workspace.tools.agent_sessions import AGENT, actor
+from agent_workspace.tools.answers.agent import AgentBundle, Checkout, ImportedAgent
 
 
 class CheckoutPayload(Payload):
@@ -96,6 +97,7 @@ ACTIONS = (
         payload=CheckoutPayload,
         handler=check_out,
         read_only=True,
+        result=Checkout,
         example={"agent": "release-captain", "harness": "claude-code"},
     ),
     Action(
@@ -104,6 +106,7 @@ ACTIONS = (
         "Code subagent file and its memory files.",
         payload=ImportPayload,
         handler=import_agent,
+        result=ImportedAgent,
         example={
             "name": "Reviewer",
             "prompt": "You review pull requests.",
@@ -116,6 +119,7 @@ ACTIONS = (
         payload=ExportPayload,
         handler=export,
         read_only=True,
+        result=AgentBundle,
         example={"agent": "release-captain"},
     ),
 )

@@ -8,6 +8,7 @@ from agent_workspace.domain.tasks import BODY_MAX, TITLE_MAX
 from agent_workspace.mcp_server.registry import Action, Call, NoPayload, Payload, Tool
 from agent_workspace.services import board
 from agent_workspace.services.accounts import workspace_of
+from agent_workspace.tools.answers.board import BoardContext, Epic, ProjectContext, ProjectSummary
 
 _TITLE = Field(description=f"One line of plain text, at most {TITLE_MAX} characters")
 _DESCRIPTION = Field("", description=f"Optional markdown, at most {BODY_MAX // 1024} KiB")
@@ -40,6 +41,7 @@ def create_epic(call: Call, payload: CreatePayload) -> dict:
 
 TOOL = Tool(
     name="board",
+    title="Task board",
     summary="The task board's workspace level: its columns and vocabularies, projects and epics.",
     actions=(
         Action(
@@ -51,6 +53,7 @@ TOOL = Tool(
             payload=NoPayload,
             handler=context,
             read_only=True,
+            result=BoardContext,
         ),
         Action(
             name="project",
@@ -58,6 +61,7 @@ TOOL = Tool(
             payload=ProjectPayload,
             handler=project,
             read_only=True,
+            result=ProjectContext,
             example={"projectId": "0kGpezGeuxt"},
         ),
         Action(
@@ -65,6 +69,7 @@ TOOL = Tool(
             summary=f"Create a project to group tasks; at most {PROJECTS_MAX} per workspace.",
             payload=CreatePayload,
             handler=create_project,
+            result=ProjectSummary,
             example={"title": "Billing", "description": "Invoices, payments and refunds."},
         ),
         Action(
@@ -72,6 +77,7 @@ TOOL = Tool(
             summary=f"Create an epic to group related tasks; at most {EPICS_MAX} per workspace.",
             payload=CreatePayload,
             handler=create_epic,
+            result=Epic,
             example={"title": "Move checkout to the new API"},
         ),
     ),

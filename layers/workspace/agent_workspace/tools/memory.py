@@ -6,6 +6,7 @@ from agent_workspace.domain.memory import CONTENT_MAX_BYTES, INDEX, NAME_RULE, R
 from agent_workspace.domain.models import Actor
 from agent_workspace.mcp_server.registry import Action, Call, Payload, Tool
 from agent_workspace.services import memory
+from agent_workspace.tools.answers.memory import MemoryAnswer
 
 _NAME = Field(None, description=f"The memory: {NAME_RULE}. Leave out for {INDEX}, the index.")
 
@@ -53,6 +54,7 @@ def delete(call: Call, payload: DeletePayload) -> str:
 
 TOOL = Tool(
     name="memory",
+    title="Memory",
     summary="Notes that outlive a task, shared by every agent here.",
     actions=(
         Action(
@@ -61,6 +63,8 @@ TOOL = Tool(
             payload=LoadPayload,
             handler=load,
             read_only=True,
+            result=MemoryAnswer,
+            text_too=True,
             example={"name": "deploys.md"},
         ),
         Action(
@@ -76,6 +80,7 @@ TOOL = Tool(
             payload=DeletePayload,
             handler=delete,
             destructive=True,
+            idempotent=True,
             example={"name": "deploys.md"},
         ),
     ),

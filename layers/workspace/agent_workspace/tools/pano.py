@@ -9,6 +9,7 @@ from agent_workspace.domain.pano import COMMENT_MAX, FILES_MAX, MARKDOWN_MAX, TI
 from agent_workspace.domain.tasks import AttachmentIn
 from agent_workspace.mcp_server.registry import Action, Call, Payload, Tool
 from agent_workspace.services import pano
+from agent_workspace.tools.answers.pano import Doc, DocSummary
 
 _ID = Field(description="The doc's id, as save returned it")
 Color = Literal["yellow", "pink", "green", "blue", "orange", "purple", "amber"]
@@ -91,6 +92,7 @@ def delete(call: Call, payload: DeletePayload) -> str:
 
 TOOL = Tool(
     name="pano",
+    title="Pano docs",
     summary="Markdown docs every workspace of the account shares.",
     actions=(
         Action(
@@ -101,6 +103,7 @@ TOOL = Tool(
             ),
             payload=SavePayload,
             handler=save,
+            result=DocSummary,
             example={"title": "Release plan", "markdown": "# Release plan\n\n- [ ] Tag v0.9.20", "color": "green"},
         ),
         Action(
@@ -109,6 +112,7 @@ TOOL = Tool(
             payload=ReadPayload,
             handler=read,
             read_only=True,
+            result=Doc,
             example={"id": "0kGpezGeuxt", "includeComments": True},
         ),
         Action(
@@ -123,6 +127,7 @@ TOOL = Tool(
             summary="Add files to a doc that its markdown need not link.",
             payload=AttachPayload,
             handler=attach,
+            result=DocSummary,
             example={
                 "id": "0kGpezGeuxt",
                 "files": [{"id": "log", "filename": "deploy.log", "mimeType": "text/plain", "data": "b2s="}],
@@ -134,6 +139,7 @@ TOOL = Tool(
             payload=DeletePayload,
             handler=delete,
             destructive=True,
+            idempotent=True,
             example={"id": "0kGpezGeuxt"},
         ),
     ),

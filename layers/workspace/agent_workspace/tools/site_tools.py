@@ -16,6 +16,7 @@ from agent_workspace.domain.site_tools import (
 )
 from agent_workspace.mcp_server.registry import Action, Call, Payload, Tool
 from agent_workspace.services import site_tools, tasks
+from agent_workspace.tools.answers.site_tools import SiteCallAnswer, SiteToolDefinition, SiteToolsSearch
 
 _SITE = Field(description="The site's origin, as search lists it, e.g. 'https://github.com'")
 _TOOL = Field(description="The tool's name, as search lists it")
@@ -80,6 +81,8 @@ async def call_tool(call: Call, payload: CallPayload) -> dict:
 
 TOOL = Tool(
     name="siteTools",
+    title="Site tools",
+    open_world=True,  # its calls run on websites in the person's browser
     summary="Websites the human shared from Chrome, and their tools.",
     actions=(
         Action(
@@ -91,6 +94,7 @@ TOOL = Tool(
             payload=SearchPayload,
             handler=search,
             read_only=True,
+            result=SiteToolsSearch,
             example={"q": "search issues"},
         ),
         Action(
@@ -99,6 +103,7 @@ TOOL = Tool(
             payload=GetDefinitionPayload,
             handler=get_definition,
             read_only=True,
+            result=SiteToolDefinition,
             example={"site": "https://github.com", "tool": "search_issues"},
         ),
         Action(
@@ -112,6 +117,8 @@ TOOL = Tool(
             ),
             payload=CallPayload,
             handler=call_tool,
+            destructive=True,  # a site tool may change anything on its site (the human approves those first)
+            result=SiteCallAnswer,
             example={
                 "taskId": "0kGogHmaqvZ",
                 "site": "https://github.com",

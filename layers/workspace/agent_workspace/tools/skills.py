@@ -6,6 +6,7 @@ from agent_workspace.domain.models import Actor
 from agent_workspace.domain.skills import DESCRIPTION_MAX, MAX_FILES, NAME_RULE, PATH_RULE, QUERY_MIN, SKILL_MD
 from agent_workspace.mcp_server.registry import Action, Call, Payload, Tool
 from agent_workspace.services import skills
+from agent_workspace.tools.answers.skills import SkillFileAnswer, SkillSearch
 
 _LIMITS = f"{SKILL_MD} at most 96 KiB, other files 64 KiB, UTF-8 text only, {MAX_FILES} files per skill."
 
@@ -71,6 +72,7 @@ def delete(call: Call, payload: DeletePayload) -> str:
 
 TOOL = Tool(
     name="skills",
+    title="Skills",
     summary="The skills this workspace can use.",
     actions=(
         Action(
@@ -82,6 +84,7 @@ TOOL = Tool(
             payload=SearchPayload,
             handler=search,
             read_only=True,
+            result=SkillSearch,
             example={"q": "release"},
         ),
         Action(
@@ -93,6 +96,8 @@ TOOL = Tool(
             payload=LoadPayload,
             handler=load,
             read_only=True,
+            result=SkillFileAnswer,
+            text_too=True,
             example={"uri": "skill://release-notes"},
         ),
         Action(
@@ -100,6 +105,7 @@ TOOL = Tool(
             summary=f"Write one file of a skill, replacing it completely; writing its {SKILL_MD} creates the skill.",
             payload=SavePayload,
             handler=save,
+            idempotent=True,
             example={
                 "uri": f"skill://release-notes/{SKILL_MD}",
                 "content": "---\ndescription: Write release notes from merged PRs.\n---\n# Release notes\n...",
@@ -111,6 +117,7 @@ TOOL = Tool(
             payload=DeletePayload,
             handler=delete,
             destructive=True,
+            idempotent=True,
             example={"uri": "skill://release-notes/templates/entry.md"},
         ),
     ),

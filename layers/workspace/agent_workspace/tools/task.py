@@ -13,6 +13,7 @@ from agent_workspace.mcp_server.registry import Action, Call, Payload, Tool
 from agent_workspace.services import elicitations, tasks
 from agent_workspace.services.tasks import NewTask
 from agent_workspace.tools import task_board
+from agent_workspace.tools.answers.task import Attachment, ElicitAnswer, TaskAnswer
 
 _LIMITS = f"At most {MAX_ATTACHMENTS} files and {MAX_ATTACHMENT_BYTES // (1024 * 1024)} MiB of content per call."
 
@@ -204,6 +205,7 @@ def get_attachment(call: Call, payload: GetAttachmentPayload) -> dict:
 
 TOOL = Tool(
     name="task",
+    title="Tasks",
     summary="This workspace's tasks, and talking to the human in them.",
     actions=(
         Action(
@@ -225,6 +227,8 @@ TOOL = Tool(
             ),
             payload=GetPayload,
             handler=get,
+            result=TaskAnswer,
+            text_too=True,  # null when the queue is empty
             example={"taskId": "0kGogHmaqvZ", "includeConversation": True},
         ),
         Action(
@@ -235,6 +239,7 @@ TOOL = Tool(
             ),
             payload=UpdateStatusPayload,
             handler=update_status,
+            idempotent=True,
             example={"taskId": "0kGogHmaqvZ", "status": "ongoing"},
         ),
         Action(
@@ -252,6 +257,7 @@ TOOL = Tool(
             ),
             payload=ElicitPayload,
             handler=elicit,
+            result=ElicitAnswer,
             example={
                 "taskId": "0kGogHmaqvZ",
                 "message": "Which branch should I release from?",
@@ -269,6 +275,7 @@ TOOL = Tool(
             payload=GetAttachmentPayload,
             handler=get_attachment,
             read_only=True,
+            result=Attachment,
             example={"taskId": "0kGogHmaqvZ", "attachmentId": "schema", "format": "base64"},
         ),
         *task_board.ACTIONS,

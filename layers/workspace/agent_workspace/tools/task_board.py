@@ -9,6 +9,16 @@ from agent_workspace.domain.tasks import BODY_MAX, TITLE_MAX
 from agent_workspace.mcp_server.registry import Action, Call, NoPayload, Payload
 from agent_workspace.services import task_board
 from agent_workspace.services.task_board import QUESTIONS_MAX, FieldsIn, Filters, Verdict
+from agent_workspace.tools.answers.task import (
+    CommentAnswer,
+    FetchAnswer,
+    LinkAnswer,
+    NextTask,
+    ProgressAnswer,
+    SearchAnswer,
+    TaskAnswer,
+    TaskPage,
+)
 
 _TASK_ID: Any = Field(description="The task: its id, or its short identifier such as WS-42")
 
@@ -183,6 +193,7 @@ ACTIONS = (
         ),
         payload=ListPayload,
         handler=list_tasks,
+        result=TaskPage,
         read_only=True,
         example={"status": "ready", "label": "billing"},
     ),
@@ -194,6 +205,7 @@ ACTIONS = (
         ),
         payload=ShowPayload,
         handler=show,
+        result=TaskAnswer,
         read_only=True,
         example=_EXAMPLE_ID,
     ),
@@ -205,6 +217,7 @@ ACTIONS = (
         ),
         payload=NoPayload,
         handler=next_task,
+        result=NextTask,
         read_only=True,
     ),
     Action(
@@ -212,6 +225,8 @@ ACTIONS = (
         summary="Take a task: in progress under your token, never twice; it joins the active cycle.",
         payload=TaskPayload,
         handler=claim,
+        result=TaskAnswer,
+        idempotent=True,
         example=_EXAMPLE_ID,
     ),
     Action(
@@ -219,6 +234,7 @@ ACTIONS = (
         summary="Report a chunk of progress on the activity feed; renews your claim (the heartbeat).",
         payload=ProgressPayload,
         handler=progress,
+        result=ProgressAnswer,
         example={"taskId": "WS-42", "message": "Core implementation done; writing tests."},
     ),
     Action(
@@ -229,6 +245,8 @@ ACTIONS = (
         ),
         payload=CompletePayload,
         handler=complete,
+        result=TaskAnswer,
+        idempotent=True,
         example={"taskId": "WS-42", "summary": "Refunds ship.", "criteria": [{"index": 0, "met": True}]},
     ),
     Action(
@@ -236,6 +254,8 @@ ACTIONS = (
         summary="Stuck on the human: the task is blocked and your questions head the human's list.",
         payload=BlockerPayload,
         handler=report_blocker,
+        result=TaskAnswer,
+        idempotent=True,
         example={"taskId": "WS-42", "questions": ["Which currency do refunds use?"]},
     ),
     Action(
@@ -243,6 +263,8 @@ ACTIONS = (
         summary="Hand a claimed task back to ready without completing it; only its claimant.",
         payload=TaskPayload,
         handler=release,
+        result=TaskAnswer,
+        idempotent=True,
         example=_EXAMPLE_ID,
     ),
     Action(
@@ -253,6 +275,7 @@ ACTIONS = (
         ),
         payload=ProposePayload,
         handler=propose,
+        result=TaskAnswer,
         example={"title": "Add refund endpoint", "criteria": ["POST /refunds returns 201"], "priority": "high"},
     ),
     Action(
@@ -260,6 +283,8 @@ ACTIONS = (
         summary="Edit a task's fields; status moves it between triage, backlog and ready only.",
         payload=EditPayload,
         handler=edit,
+        result=TaskAnswer,
+        idempotent=True,
         example={"taskId": "WS-42", "priority": "urgent", "cycleId": None},
     ),
     Action(
@@ -267,6 +292,8 @@ ACTIONS = (
         summary="Archive a task, with a reason: it leaves lists and the queue; nothing is deleted.",
         payload=ArchivePayload,
         handler=archive,
+        result=TaskAnswer,
+        idempotent=True,
         destructive=True,
         example={"taskId": "WS-42", "reason": "Duplicate of WS-40"},
     ),
@@ -275,6 +302,8 @@ ACTIONS = (
         summary="Relate two tasks: 'taskId blocks otherTaskId' (the other waits), relates_to or duplicate_of.",
         payload=LinkPayload,
         handler=link,
+        result=LinkAnswer,
+        idempotent=True,
         example={"taskId": "WS-41", "type": "blocks", "otherTaskId": "WS-42"},
     ),
     Action(
@@ -282,6 +311,7 @@ ACTIONS = (
         summary="Comment on a task: a question, a finding, context for the reviewer.",
         payload=CommentPayload,
         handler=comment,
+        result=CommentAnswer,
         example={"taskId": "WS-42", "text": "The staging keys expired; I used the sandbox."},
     ),
     Action(
@@ -289,6 +319,7 @@ ACTIONS = (
         summary="Propose a summary and criteria for a task; they wait as pendingSuggestions for the human.",
         payload=SuggestPayload,
         handler=suggest,
+        result=TaskAnswer,
         example={"taskId": "WS-42", "criteria": ["Refunds over 100 EUR need approval"]},
     ),
     Action(
@@ -296,6 +327,7 @@ ACTIONS = (
         summary="Search the workspace's tasks: {results: [{id, title, url}]}, the url opening it in the console.",
         payload=SearchPayload,
         handler=search,
+        result=SearchAnswer,
         read_only=True,
         example={"query": "refund"},
     ),
@@ -304,6 +336,7 @@ ACTIONS = (
         summary="One task as {id, title, text, url, metadata}: its description and criteria, not its activity.",
         payload=FetchPayload,
         handler=fetch,
+        result=FetchAnswer,
         read_only=True,
         example={"id": "WS-42"},
     ),

@@ -7,6 +7,7 @@ from agent_workspace.domain.models import Actor
 from agent_workspace.mcp_server.registry import Action, Call, NoPayload, Payload, Tool
 from agent_workspace.services import events
 from agent_workspace.services.accounts import workspace_of
+from agent_workspace.tools.answers.workspace import WorkspaceAnswer
 
 
 class FaqEntry(BaseModel):
@@ -56,6 +57,7 @@ def publish_event(call: Call, payload: PublishEventPayload) -> str:
 
 TOOL = Tool(
     name="workspace",
+    title="Workspace",
     summary="This workspace, and publishing its events.",
     actions=(
         Action(
@@ -64,6 +66,7 @@ TOOL = Tool(
             payload=NoPayload,
             handler=get,
             read_only=True,
+            result=WorkspaceAnswer,
         ),
         Action(
             name="publishEvent",

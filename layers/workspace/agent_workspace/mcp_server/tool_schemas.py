@@ -1,0 +1,169 @@
+"""A tool's `inputSchema` and `outputSchema`, generated from its actions' payload and result models.
+
+The input schema shows each action's payload fields, so a client that reads only `tools/list` can fill a
+call; the field descriptions stay in `help` (docs/tools.md), which keeps the listing small. The output
+schema is a `oneOf` over the tool's result models, each closed, so exactly one branch matches an answer.
+"""
+
+from functools import cache
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from pydantic import BaseModel
+from pydantic.json_schema import models_json_schema
+
+from agent_workspace.mcp_server.registry import Action, Answer, Tool
+
+DEFS = "#/$defs/{model}"
+
+
+class TextAnswer(Answer):
+    """An action's answer that is a text ("task created with id=…", "null"), as structured content."""
+
+    text: str
+
+
+def input_schema(tool: Tool) -> dict[str, Any]:
+    actions = tool.all_actions()
+    defs, names = _schemas([a.payload for a in actions], "validation")
+    branches = []
+    for action in actions:
+        fields = _undescribed(defs[names[action.payload]])
+        if fields.get("properties"):  # an action without fields takes no payload
+            branches.append({"title": action.name, **{k: v for k, v in fields.items() if k != "additionalProperties"}})
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {
+            "action": {"type": "string", "enum": tool.action_names, "description": "The action to run."},
+            "payload": {
+                "type": "object",
+                "description": (
+                    "The action's fields; leave it out when the action takes none. The branch titled with an "
+                    'action lists its fields; help {"action": "<tool>.<action>"} describes them.'
+                ),
+                "anyOf": branches,
+            },
+        },
+        "required": ["action"],
+    }
+    nested = {name: _undescribed(nested) for name, nested in _referenced(branches, defs).items()}
+    if nested:
+        schema["$defs"] = nested
+    return schema
+
+
+def output_schema(tool: Tool) -> dict[str, Any]:
+    models = _result_models(tool)
+    defs, names = _schemas(list(models), "serialization")
+    defs = _undescribed(defs)
+    branches = [
+        {"$ref": DEFS.format(model=names[model]), "description": f"The answer of {', '.join(actions)}."}
+        for model, actions in models.items()
+    ]
+    return {"type": "object", "oneOf": branches, "$defs": defs}
+
+
+def check_answer(tool: Tool, action: Action, answer: dict[str, Any]) -> None:
+    """Fail loudly where an answer is not what the tool advertises (on in the tests: WORKSPACE_CHECK_ANSWERS)."""
+    problem = next(iter(_validator(tool).iter_errors(answer)), None)
+    if problem is None and not _action_validator(tool, action).is_valid(answer):
+        problem = f"valid for the tool, but not one of {action.name}'s own results"
+    if problem is not None:
+        raise AnswerMismatch(f"{tool.name} {action.name}: the answer does not match the outputSchema: {problem}")
+
+
+class AnswerMismatch(AssertionError):
+    """An action answered something its tool's outputSchema does not allow: a bug in the action or its model."""
+
+
+def _result_models(tool: Tool) -> dict[type[BaseModel], list[str]]:
+    """Each result model of the tool, with the actions that answer it, in the order actions are declared."""
+    models: dict[type[BaseModel], list[str]] = {}
+    for action in tool.all_actions():
+        for model in _models_of(action):
+            models.setdefault(model, []).append(action.name)
+    return models
+
+
+def _models_of(action: Action) -> list[type[BaseModel]]:
+    return [m for m in (action.result, TextAnswer if action.answers_text else None) if m is not None]
+
+
+def _schemas(models: list[type[BaseModel]], mode: Any) -> tuple[dict[str, Any], dict[type[BaseModel], str]]:
+    """The schemas of `models` and of what they nest, under shared `$defs` names, and each model's name there."""
+    unique = list(dict.fromkeys(models))
+    refs, top = models_json_schema([(m, mode) for m in unique], ref_template=DEFS)
+    defs = {name: _compact(schema) for name, schema in top.get("$defs", {}).items()}
+    return defs, {m: str(refs[(m, mode)]["$ref"].rsplit("/", 1)[1]) for m in unique}
+
+
+def _referenced(schemas: Any, defs: dict[str, Any]) -> dict[str, Any]:
+    """The `$defs` entries `schemas` refer to, directly or through each other."""
+    wanted: dict[str, Any] = {}
+    pending = [schemas]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and (name := ref.rsplit("/", 1)[1]) not in wanted:
+                wanted[name] = defs[name]
+                pending.append(defs[name])
+            pending.extend(node.values())
+        elif isinstance(node, list):
+            pending.extend(node)
+    return wanted
+
+
+def _compact(schema: Any) -> Any:
+    """Drops what only pydantic needs (titles, null defaults) and writes `anyOf: [X, null]` as `type: [x, null]`."""
+    if isinstance(schema, list):
+        return [_compact(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "title" and isinstance(value, str):
+            continue
+        if key == "default" and value is None:
+            continue
+        if key == "properties" and isinstance(value, dict):
+            out[key] = {name: _compact(prop) for name, prop in value.items()}
+            continue
+        out[key] = _compact(value)
+    options = out.get("anyOf")
+    if isinstance(options, list) and len(options) == 2 and _NULL in options:
+        other = options[1 - options.index(_NULL)]
+        if isinstance(other.get("type"), str) and not set(other) & (set(out) | {"const"}):
+            out = {k: v for k, v in out.items() if k != "anyOf"} | other | {"type": [other["type"], "null"]}
+            if "enum" in other:
+                out["enum"] = [*other["enum"], None]
+    return out
+
+
+_NULL = {"type": "null"}
+
+
+def _undescribed(schema: Any) -> Any:
+    """A schema without its fields' descriptions: `help` has them, and the listing stays small."""
+    if isinstance(schema, list):
+        return [_undescribed(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    return {
+        key: {name: _undescribed(p) for name, p in value.items()} if key == "properties" else _undescribed(value)
+        for key, value in schema.items()
+        if key != "description"
+    }
+
+
+@cache
+def _validator(tool: Tool) -> Draft202012Validator:
+    return Draft202012Validator(output_schema(tool))
+
+
+@cache
+def _action_validator(tool: Tool, action: Action) -> Draft202012Validator:
+    models = _models_of(action)
+    schema = output_schema(tool)
+    branches = [b for model, b in zip(_result_models(tool), schema["oneOf"], strict=True) if model in models]
+    return Draft202012Validator({"anyOf": branches, "$defs": schema.get("$defs", {})})

@@ -1,0 +1,1 @@
+"""What each tool's actions answer, one module per tool: the result models its outputSchema is made of."""
