@@ -48,13 +48,15 @@ def _tool() -> Tool:
             Action("get", "Get.", NoPayload, lambda call, p: None, result=_Thing, text_too=True),
             Action("find", "Find.", NoPayload, lambda call, p: None, result=_Other),
             Action("make", "Make.", NoPayload, lambda call, p: None),
+            Action("either", "Either.", NoPayload, lambda call, p: None, result=(_Thing, _Other)),
+            Action("refuse", "Refuses.", NoPayload, lambda call, p: None, result=()),
         ),
     )
 
 
 def test_an_answer_must_be_one_of_its_own_actions_results():
     tool = _tool()
-    get, find, make = tool.actions
+    get, find, make, either, _ = tool.actions
 
     check_answer(tool, get, {"id": "a"})
     check_answer(tool, get, {"text": "null"})
@@ -63,13 +65,17 @@ def test_an_answer_must_be_one_of_its_own_actions_results():
         check_answer(tool, find, {"id": "a"})  # valid for the tool, but another action's answer
     with pytest.raises(AnswerMismatch, match="thing get"):
         check_answer(tool, get, {"id": "a", "extra": 1})  # closed: an undeclared field is a mismatch
+    check_answer(tool, either, {"id": "a"})
+    check_answer(tool, either, {"name": "b"})
+    with pytest.raises(AnswerMismatch, match="thing either"):
+        check_answer(tool, either, {"text": "made"})
 
 
 def test_the_output_schema_names_the_actions_of_each_branch():
     branches = output_schema(_tool())["oneOf"]
 
     assert [b["description"] for b in branches] == [
-        "The answer of get.",
-        "The answer of get, make, help.",  # the text answer, first met at get
-        "The answer of find.",
+        "The answer of get, either.",
+        "The answer of get, make, help.",  # the text answer, first met at get; refuse answers nothing
+        "The answer of find, either.",
     ]

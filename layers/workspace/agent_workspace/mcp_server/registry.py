@@ -68,9 +68,10 @@ class Action:
     example: dict[str, Any] | None = None
     read_only: bool = False
     destructive: bool = False
-    # What a successful call answers: a JSON object of this model, or (None) a text such as "task created
+    # What a successful call answers: a JSON object of this model (or of one of these, for an action with
+    # several outcomes; none for an action that only ever refuses), or (None) a text such as "task created
     # with id=…". `text_too`: an action with a result model that may also answer a text (`null`, a notice).
-    result: type[Answer] | None = None
+    result: type[Answer] | tuple[type[Answer], ...] | None = None
     text_too: bool = False
     # Repeating the same call changes nothing more (MCP's idempotentHint); read-only actions are so anyway.
     idempotent: bool = False

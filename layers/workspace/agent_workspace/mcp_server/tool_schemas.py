@@ -86,7 +86,8 @@ def _result_models(tool: Tool) -> dict[type[BaseModel], list[str]]:
 
 
 def _models_of(action: Action) -> list[type[BaseModel]]:
-    return [m for m in (action.result, TextAnswer if action.answers_text else None) if m is not None]
+    results = action.result if isinstance(action.result, tuple) else (action.result,)
+    return [m for m in (*results, TextAnswer if action.answers_text else None) if m is not None]
 
 
 def _schemas(models: list[type[BaseModel]], mode: Any) -> tuple[dict[str, Any], dict[type[BaseModel], str]]:

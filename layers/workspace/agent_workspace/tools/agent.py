@@ -140,6 +140,7 @@ def _person_only(what: str) -> Action:
         payload=PersonOnlyPayload,
         handler=refuse,
         read_only=True,
+        result=(),  # it never answers: every call is refused
     )
 
 

@@ -16,7 +16,12 @@ from agent_workspace.domain.site_tools import (
 )
 from agent_workspace.mcp_server.registry import Action, Call, Payload, Tool
 from agent_workspace.services import site_tools, tasks
-from agent_workspace.tools.answers.site_tools import SiteCallAnswer, SiteToolDefinition, SiteToolsSearch
+from agent_workspace.tools.answers.site_tools import (
+    SiteCallPending,
+    SiteCallResult,
+    SiteToolDefinition,
+    SiteToolsSearch,
+)
 
 _SITE = Field(description="The site's origin, as search lists it, e.g. 'https://github.com'")
 _TOOL = Field(description="The tool's name, as search lists it")
@@ -118,7 +123,7 @@ TOOL = Tool(
             payload=CallPayload,
             handler=call_tool,
             destructive=True,  # a site tool may change anything on its site (the human approves those first)
-            result=SiteCallAnswer,
+            result=(SiteCallResult, SiteCallPending),
             example={
                 "taskId": "0kGogHmaqvZ",
                 "site": "https://github.com",

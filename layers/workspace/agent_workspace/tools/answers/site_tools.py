@@ -38,14 +38,20 @@ class SiteToolDefinition(Answer):
     annotations: dict[str, Any]
 
 
-class SiteCallAnswer(Answer):
-    """A call's outcome: the site's result (site, tool, notice, result), or status pending: call again as next says."""
+class SiteCallResult(Answer):
+    """A call the site answered: its result, third-party data, with the notice saying so."""
 
+    site: str
+    tool: str
     callId: str
-    site: str | None = None
-    tool: str | None = None
-    notice: str | None = None
-    result: Any = None
-    status: Literal["pending"] | None = None
-    waitingFor: str | None = None
-    next: str | None = None
+    notice: str
+    result: Any
+
+
+class SiteCallPending(Answer):
+    """A call still waiting for the human's decision or the site's answer: call again as next says."""
+
+    status: Literal["pending"]
+    callId: str
+    waitingFor: str
+    next: str
