@@ -17,6 +17,7 @@ PERMISSION_VERDICT = "notifications/claude/channel/permission"
 PERMISSION_REQUEST = "notifications/claude/channel/permission_request"
 TOOLS_CHANGED = "notifications/tools/list_changed"
 PROMPTS_CHANGED = "notifications/prompts/list_changed"
+RESOURCES_CHANGED = "notifications/resources/list_changed"
 
 # Claude Code turns meta keys into attributes of the <channel> tag and silently drops a key that is not an identifier.
 _ATTRIBUTE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -53,3 +54,4 @@ class Outbox:
     async def lists_changed(self) -> None:
         await self._send(TOOLS_CHANGED, None)
         await self._send(PROMPTS_CHANGED, None)
+        await self._send(RESOURCES_CHANGED, None)

@@ -1,4 +1,5 @@
-"""The workspace over HTTP, as the bridge uses it: its MCP tools and prompts, and the channel's REST endpoints.
+"""The workspace over HTTP, as the bridge uses it: its MCP tools, prompts, resources and skills (the Agent Skills
+extension), and the channel's REST endpoints.
 
 Each MCP exchange opens its own client: the workspace serves stateless Streamable HTTP, so a client holds nothing
 worth keeping between calls, and a server that went away and came back needs no reconnect logic. The first exchange
@@ -18,6 +19,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import BaseModel, ConfigDict
 
 from agent_workspace_channel import __version__
 from agent_workspace_channel.config import Config
@@ -30,6 +32,12 @@ CONNECT_SECONDS = 10.0
 # A tool call may wait on the human (task elicit waits up to a minute per call) before it answers.
 CALL_READ_SECONDS = 300.0
 CLIENT_INFO = types.Implementation(name="agent-workspace-channel", version=__version__)
+
+
+class ExtensionResult(BaseModel):
+    """An extension's result, every member kept as the workspace sent it (the SDK's raw request API wants a model)."""
+
+    model_config = ConfigDict(extra="allow")
 
 
 class Unreachable(Exception):
@@ -194,6 +202,23 @@ class Workspace:
 
     async def get_prompt(self, name: str, arguments: dict[str, str] | None) -> types.GetPromptResult:
         return await self._exchange(lambda client: client.get_prompt(name, arguments))
+
+    async def list_resources(self, cursor: str | None) -> types.ListResourcesResult:
+        """One page, as the workspace pages it: the caller follows `next_cursor`."""
+        return await self._exchange(lambda client: client.list_resources(cursor=cursor))
+
+    async def list_resource_templates(self, cursor: str | None) -> types.ListResourceTemplatesResult:
+        return await self._exchange(lambda client: client.list_resource_templates(cursor=cursor))
+
+    async def read_resource(self, uri: str) -> types.ReadResourceResult:
+        return await self._exchange(lambda client: client.read_resource(uri))
+
+    async def extension_request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """A request of an extension (`skills/list`, `skills/get`), its result as the workspace sent it: the SDK has
+        no helper or result type for these methods, so its raw request API."""
+        request = types.Request[dict[str, Any], str](method=method, params=params)
+        result = await self._exchange(lambda client: client.session.send_request(request, ExtensionResult))
+        return result.model_dump()
 
     async def task_status(self, task_id: str) -> str | None:
         """The task's status, read with the `task` tool (always with its id: without one, `get` dequeues)."""

@@ -5,6 +5,7 @@ Claude Code's channel messages are extensions of MCP, so the client here listens
 notification bindings and sends `permission_request` as Claude Code does.
 """
 
+import base64
 import json
 import shutil
 import sys
@@ -25,14 +26,16 @@ import uvicorn
 from mcp import Client, StdioServerParameters
 from mcp.client.extension import ClientExtension, NotificationBinding
 from mcp.client.stdio import stdio_client
+from mcp.shared.exceptions import MCPError
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from packaging.requirements import Requirement
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, TypeAdapter
 
 from agent_workspace.api.app import create_app
 from agent_workspace.local.__main__ import _claude_code_setup
 from agent_workspace.runtime import Runtime
-from tests.support import ROOT, TOOL_NAMES, bearer, file_in, free_port, text_of
+from agent_workspace.services import memory, pano, skills
+from tests.support import DOC, ROOT, TASK, TOOL_NAMES, bearer, file_in, free_port, furnish, mcp_client, text_of
 
 REQUIREMENTS = ROOT / "layers" / "workspace" / "requirements.txt"
 
@@ -41,6 +44,9 @@ pytestmark = pytest.mark.anyio
 CHANNEL = "notifications/claude/channel"
 VERDICT = "notifications/claude/channel/permission"
 PERMISSION_REQUEST = "notifications/claude/channel/permission_request"
+SKILLS = "io.modelcontextprotocol/skills"
+RELEASE_MD = "skill://release-notes/SKILL.md"
+ENTRY_MD = "skill://release-notes/templates/entry.md"
 ARRIVES = 15  # seconds: a long poll reads again within 4 s of a change, so a push takes a few seconds at most
 
 
@@ -72,11 +78,14 @@ class Listening(ClientExtension):
         self.pushes_in, self.pushes = anyio.create_memory_object_stream[Push](100)
         self.verdicts_in, self.verdicts = anyio.create_memory_object_stream[Verdict](100)
         self.changed_in, self.changed = anyio.create_memory_object_stream[object](100)
+        self.resources_changed_in, self.resources_changed = anyio.create_memory_object_stream[object](100)
 
     async def message(self, message: object) -> None:
-        """The client's message handler: spec notifications, of which the tool list's change matters here."""
+        """The client's message handler: spec notifications, of which the tool and resource lists' changes matter."""
         if isinstance(message, types.ToolListChangedNotification):
             await self.changed_in.send(message)
+        elif isinstance(message, types.ResourceListChangedNotification):
+            await self.resources_changed_in.send(message)
 
     def notifications(self) -> Sequence[NotificationBinding[Any]]:
         return (
@@ -190,6 +199,110 @@ async def test_the_bridge_serves_the_workspaces_tools_and_declares_itself_a_chan
         assert json.loads(text)["id"] == seeded.workspace_id
         text, is_error = await session.tool("task", "updateStatus", taskId="00000000000", status="ongoing")
         assert is_error and "00000000000" in text  # the workspace's own error, passed on
+
+
+async def test_output_schemas_and_structured_content_pass_through_the_bridge_unchanged(live, seeded, state, log):
+    async with mcp_client(live.url, seeded.agent_token) as direct:
+        upstream = {tool.name: tool.output_schema for tool in (await direct.list_tools()).tools}
+    async with bridge(live.url, seeded.agent_token, state, log) as session:
+        forwarded = {tool.name: tool.output_schema for tool in (await session.client.list_tools()).tools}
+        result = await session.client.call_tool("workspace", {"action": "get"})
+    assert forwarded == upstream and forwarded["task"]
+    assert result.is_error is False and result.structured_content is not None
+    assert result.structured_content["id"] == seeded.workspace_id
+    assert json.loads(text_of(result)) == result.structured_content
+
+
+# -- resources and skills ------------------------------------------------------------------------------------------
+
+
+async def every_page(client: Client) -> list[list[str]]:
+    """`resources/list` through `client`, page by page following nextCursor, each page as its URIs."""
+    pages: list[list[str]] = []
+    cursor: str | None = None
+    while True:
+        page = await client.list_resources(cursor=cursor, cache_mode="bypass")
+        pages.append([resource.uri for resource in page.resources])
+        cursor = page.next_cursor
+        if cursor is None or len(pages) > 20:
+            return pages
+
+
+async def extension(client: Client, method: str, **params: Any) -> dict[str, Any]:
+    request = types.Request[dict[str, Any], str](method=method, params=params)
+    return await client.session.send_request(request, TypeAdapter(dict[str, Any]))
+
+
+async def test_the_bridge_lists_every_resource_page_by_page_and_reads_one_of_each_kind(
+    live, runtime, seeded, state, log, monkeypatch
+):
+    ids = await furnish(runtime, seeded)
+    for service in (skills, memory, pano):
+        monkeypatch.setattr(service, "RESOURCE_PAGE", 1)  # a page per resource: the bridge must pass the cursors on
+    async with bridge(live.url, seeded.agent_token, state, log) as session:
+        client = session.client
+        assert client.server_capabilities.resources is not None
+        pages = await every_page(client)
+        templates = (await client.list_resource_templates(cache_mode="bypass")).resource_templates
+        skill_md = (await client.read_resource(RELEASE_MD, cache_mode="bypass")).contents[0]
+        entry = (await client.read_resource(ENTRY_MD, cache_mode="bypass")).contents[0]
+        note = (await client.read_resource("memory://deploys.md", cache_mode="bypass")).contents[0]
+        doc = (await client.read_resource(f"pano://{ids[DOC]}", cache_mode="bypass")).contents[0]
+        attachment = (await client.read_resource(f"task://{ids[TASK]}/attachments/log", cache_mode="bypass")).contents[
+            0
+        ]
+    assert len(pages) > 1
+    assert [uri for page in pages for uri in page] == [
+        RELEASE_MD,
+        ENTRY_MD,
+        "memory://deploys.md",
+        f"pano://{ids[DOC]}",
+    ]
+    assert [t.name for t in templates] == ["skill", "skill-file", "memory", "pano-doc", "task-attachment"]
+    assert isinstance(skill_md, types.TextResourceContents) and "description: Notes." in skill_md.text
+    assert isinstance(entry, types.TextResourceContents) and entry.text == "- entry\n"
+    assert isinstance(note, types.TextResourceContents) and (note.mime_type, note.text) == (
+        "text/markdown",
+        "# Deploys\n",
+    )
+    assert isinstance(doc, types.TextResourceContents) and doc.text.startswith("# Plan")
+    assert isinstance(attachment, types.BlobResourceContents)
+    assert (attachment.mime_type, base64.b64decode(attachment.blob)) == ("text/plain", b"ok")
+
+
+async def test_a_resource_the_workspace_refuses_arrives_as_the_workspaces_own_json_rpc_error(live, seeded, state, log):
+    refusals: list[tuple[int, str]] = []
+    for uri in ("memory://nope.md", "file:///etc/passwd"):
+        async with mcp_client(live.url, seeded.agent_token) as direct:
+            with pytest.raises(MCPError) as upstream:
+                await direct.read_resource(uri)
+        async with bridge(live.url, seeded.agent_token, state, log) as session:
+            with pytest.raises(MCPError) as forwarded:
+                await session.client.read_resource(uri, cache_mode="bypass")
+            with pytest.raises(MCPError) as cursor:
+                await session.client.list_resources(cursor="nope", cache_mode="bypass")
+        assert (forwarded.value.code, forwarded.value.message) == (upstream.value.code, upstream.value.message)
+        refusals.append((forwarded.value.code, forwarded.value.message))
+    assert all(code == types.INVALID_PARAMS and text.startswith("resources/read: ") for code, text in refusals)
+    assert (cursor.value.code, cursor.value.message) == (
+        types.INVALID_PARAMS,
+        "resources/list: cursor is not one this listing returned",
+    )
+
+
+async def test_the_bridge_declares_and_forwards_the_skills_extension(live, runtime, seeded, state, log):
+    await furnish(runtime, seeded)
+    async with mcp_client(live.url, seeded.agent_token) as direct:
+        listed = await extension(direct, "skills/list")
+        got = await extension(direct, "skills/get", uri=RELEASE_MD)
+    async with bridge(live.url, seeded.agent_token, state, log) as session:
+        assert (session.client.server_capabilities.extensions or {}).get(SKILLS) == {}
+        assert await extension(session.client, "skills/list") == listed
+        assert await extension(session.client, "skills/get", uri=RELEASE_MD) == got
+        with pytest.raises(MCPError) as refused:
+            await extension(session.client, "skills/get", uri=ENTRY_MD)
+    assert [entry["uri"] for entry in listed["skills"]] == [RELEASE_MD] and "ttlMs" not in listed
+    assert refused.value.code == types.INVALID_PARAMS and refused.value.message.startswith("skills/get: ")
 
 
 # -- pushes --------------------------------------------------------------------------------------------------------
@@ -378,6 +491,26 @@ async def test_a_bridge_started_while_the_workspace_is_down_lists_the_tools_once
         await anyio.to_thread.run_sync(restartable.start)
         await session.changed()  # told to list again (notifications/tools/list_changed), once the workspace answers
         assert "task" in [t.name for t in (await session.client.list_tools()).tools]
+
+
+async def test_with_the_workspace_down_resources_list_empty_a_read_says_so_and_the_list_changes_once_it_is_up(
+    restartable, runtime, seeded, state, log
+):
+    await furnish(runtime, seeded)
+    restartable.stop()
+    async with bridge(restartable.url, seeded.agent_token, state, log) as session:
+        client = session.client
+        assert (await client.list_resources(cache_mode="bypass")).resources == []
+        assert (await extension(client, "skills/list")) == {"skills": []}
+        with pytest.raises(MCPError) as raised:
+            await client.read_resource("memory://deploys.md", cache_mode="bypass")
+        assert raised.value.code == types.INTERNAL_ERROR
+        assert f"agent-workspace is unreachable at {restartable.url}/mcp (" in raised.value.message
+
+        await anyio.to_thread.run_sync(restartable.start)
+        with anyio.fail_after(45):  # the poll backs off while the workspace is down (at most 30 s)
+            await session.heard.resources_changed.receive()
+        assert "memory://deploys.md" in [uri for page in await every_page(client) for uri in page]
 
 
 async def test_a_token_the_workspace_refuses_is_named_in_the_tool_error(live, seeded, state, log):
