@@ -71,7 +71,7 @@ class Action:
     # What a successful call answers: a JSON object of this model (or of one of these, for an action with
     # several outcomes; none for an action that only ever refuses), or (None) a text such as "task created
     # with id=…". `text_too`: an action with a result model that may also answer a text (`null`, a notice).
-    result: type[Answer] | tuple[type[Answer], ...] | None = None
+    result: type[BaseModel] | tuple[type[BaseModel], ...] | None = None  # closed models (`Answer`)
     text_too: bool = False
     # Repeating the same call changes nothing more (MCP's idempotentHint); read-only actions are so anyway.
     idempotent: bool = False

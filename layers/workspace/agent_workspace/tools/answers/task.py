@@ -7,47 +7,49 @@ optional in it, one copy of the task's ~40 fields instead of one per action keep
 
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from agent_workspace.domain.columns import Complexity, Priority
-from agent_workspace.domain.tasks import Assignee, Author, Status
+from agent_workspace.domain.tasks import (
+    Assignee,
+    AttachmentView,
+    Author,
+    ClaimView,
+    CriterionView,
+    LinkView,
+    Status,
+)
 from agent_workspace.mcp_server.registry import Answer
 
+# A task's parts as the REST views declare them (domain.tasks), closed: one declaration of each shape.
+_CLOSED = ConfigDict(extra="forbid")
 
-class Attachment(Answer):
+
+class Attachment(AttachmentView):
     """A task's or message's file; getAttachment adds its url, or with format base64 its content as data."""
 
-    id: str
-    filename: str
-    mimeType: str
-    size: int
+    model_config = _CLOSED
     url: str | None = None
     data: str | None = None
 
 
-class Claim(Answer):
+class Claim(ClaimView):
     """The agent token holding the task; heartbeatAt once it reported progress."""
 
-    tokenId: str
-    claimedAt: str
-    leaseExpiresAt: str
+    model_config = _CLOSED
     heartbeatAt: str | None = None
 
 
-class Criterion(Answer):
+class Criterion(CriterionView):
     """An acceptance criterion, with the delivering agent's verdict."""
 
-    index: int
-    text: str
-    met: bool | None = None
-    note: str | None = None
+    model_config = _CLOSED
 
 
-class Link(Answer):
+class Link(LinkView):
     """blocks, blocked_by, relates_to, duplicate_of or duplicated_by taskId."""
 
-    type: str
-    taskId: str
+    model_config = _CLOSED
 
 
 class Delivery(Answer):
