@@ -28,8 +28,11 @@ def test_every_action_with_fields_has_its_branch_in_the_input_schema(tool):
     assert titled == with_fields
 
 
-def test_a_task_answer_carries_every_field_of_the_tasks_one_view():
-    assert set(TaskView.model_fields) <= set(TaskAnswer.model_fields)
+def test_a_task_answer_is_the_tasks_rest_view_closed_so_a_new_field_reaches_the_schema():
+    assert issubclass(TaskAnswer, TaskView)
+    properties = output_schema(REGISTRY.tool("task"))["$defs"]["TaskAnswer"]["properties"]
+    assert set(TaskView.model_fields) <= set(properties)
+    assert TaskAnswer.model_config["extra"] == "forbid"
 
 
 class _Thing(Answer):

@@ -1,8 +1,9 @@
-"""What the `task` tool's actions answer (services.tasks, task_board and elicitations build them, a task's own
-fields from domain.tasks.TaskView); create, updateStatus and reply answer text.
+"""What the `task` tool's actions answer (services.tasks, task_board and elicitations build them); create,
+updateStatus and reply answer text.
 
-Every action that answers a task answers one model, `TaskAnswer`: what some of them add besides the task is
-optional in it, one copy of the task's ~40 fields instead of one per action keeping the listing small.
+Every action that answers a task answers one model, `TaskAnswer`: the REST view of a task (domain.tasks.TaskView),
+closed, with what some actions add besides the task optional in it; one copy of the task's ~40 fields instead of
+one per action keeps the listing small.
 """
 
 from typing import Any, Literal
@@ -18,6 +19,7 @@ from agent_workspace.domain.tasks import (
     CriterionView,
     LinkView,
     Status,
+    TaskView,
 )
 from agent_workspace.mcp_server.registry import Answer
 
@@ -160,48 +162,20 @@ class Activity(Answer):
     suggestionId: str | None = None
 
 
-class TaskAnswer(Answer):
+class TaskAnswer(TaskView):
     """Answers get, propose, edit, release, archive, suggest, claim, complete, reportBlocker and show: a task."""
 
-    # Task.public(): unset fields are absent, never null.
-    id: str
-    title: str
-    body: str
-    status: Status
-    assignee: Assignee
-    createdBy: Author
-    createdAt: str
-    updatedAt: str
-    attachments: list[Attachment]
-    clearContext: bool | None = None
-    cronSchedule: str | None = None
-    timezone: str | None = None
-    runCount: int | None = None
-    nextRunAt: str | None = None
-    templateId: str | None = None
-    scheduledFor: str | None = None
-    trigger: dict[str, Any] | None = None
-    eventId: str | None = None
-    eventPublicationId: str | None = None
+    # Task.public() as TaskView declares it (unset fields are absent, never null), closed, with its parts typed
+    # as exactly as the answers are (narrower than the view's: mypy's ignores below); then what some actions add.
+    model_config = _CLOSED
+    attachments: list[Attachment]  # type: ignore[assignment]
     claim: Claim | None = None
-    identifier: str | None = None
-    column: str
-    summary: str | None = None
-    criteria: list[Criterion] | None = None
+    criteria: list[Criterion] | None = None  # type: ignore[assignment]
     complexity: Complexity | None = None
     priority: Priority | None = None
-    labels: list[str] | None = None
-    dueDate: str | None = None
-    projectId: str | None = None
-    epicId: str | None = None
-    cycleId: str | None = None
-    parentId: str | None = None
-    assignedTo: str | None = None
-    links: list[Link] | None = None  # show: always, [] when none
-    waitingOn: list[str] | None = None
-    questions: list[str] | None = None
-    delivery: Delivery | None = None
-    archived: Archived | None = None
+    links: list[Link] | None = None  # type: ignore[assignment]  # show: always, [] when none
+    delivery: Delivery | None = None  # type: ignore[assignment]
+    archived: Archived | None = None  # type: ignore[assignment]
     # get with includeConversation
     history: list[StatusChange] | None = None
     conversation: Conversation | None = None
