@@ -16,6 +16,7 @@ from botocore.exceptions import (
 
 from agent_workspace.backoff import back_off
 from agent_workspace.domain.errors import Conflict, Unavailable
+from agent_workspace.store.cursor import decode_cursor, encode_cursor
 
 _serializer = TypeSerializer()
 _deserializer = TypeDeserializer()
@@ -130,13 +131,14 @@ def query_prefix_page(
     partition: str,
     sk_prefix: str,
     limit: int,
-    start: dict[str, Any] | None,
+    cursor: str | None,
     projection: dict[str, Any] | None = None,
-) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+) -> tuple[list[dict[str, Any]], str | None]:
     """One Query of a partition's items whose sort key starts with `sk_prefix`: at most `limit`, deserialised,
-    after `start`; and the key to resume after them, None when nothing follows. One more item than asked is read
-    so that a page ending exactly at the last item says so (rather than sending the caller to an empty page).
-    `projection` adds a ProjectionExpression (and its attribute names; the keys are always read)."""
+    after `cursor` (checked to lie in that partition and range); and the cursor to what follows, None when
+    nothing does. One more item than asked is read so that a page ending exactly at the last item says so
+    (rather than sending the caller to an empty page). `projection` adds a ProjectionExpression (and its
+    attribute names; the keys are always read)."""
     request: dict[str, Any] = {
         "TableName": table,
         "KeyConditionExpression": "PK = :pk AND begins_with(SK, :prefix)",
@@ -146,6 +148,7 @@ def query_prefix_page(
     }
     if projection:
         request["ProjectionExpression"] = f"PK, SK, {projection['ProjectionExpression']}"
+    start = decode_cursor(cursor, {"PK": partition}, ("SK",), sk_prefix)
     if start is not None:
         request["ExclusiveStartKey"] = start
     with translating_errors():
@@ -153,8 +156,8 @@ def query_prefix_page(
     items = page.get("Items", [])
     if len(items) > limit:
         last = items[limit - 1]
-        return [from_item(item) for item in items[:limit]], {"PK": last["PK"], "SK": last["SK"]}
-    return [from_item(item) for item in items], page.get("LastEvaluatedKey")
+        return [from_item(item) for item in items[:limit]], encode_cursor({"PK": last["PK"], "SK": last["SK"]})
+    return [from_item(item) for item in items], encode_cursor(page.get("LastEvaluatedKey"))
 
 
 _BATCH_WRITE = 25  # DynamoDB's BatchWriteItem limit

@@ -8,7 +8,7 @@ from typing import Any
 
 from agent_workspace.domain.memory import REVISIONS_KEPT, Memory
 from agent_workspace.store import keys
-from agent_workspace.store.cursor import cursor_after, decode_cursor, encode_cursor
+from agent_workspace.store.cursor import cursor_after
 from agent_workspace.store.dynamo import from_item, key, query_prefix, query_prefix_page, to_item, translating_errors
 from agent_workspace.store.expressions import EXISTS, NEW_ITEM, only_if, revision_is
 
@@ -116,9 +116,8 @@ class MemoryStore:
     def list_page(self, workspace_id: str, limit: int, cursor: str | None) -> tuple[list[Memory], str | None]:
         """At most `limit` of the workspace's memories (MEMORY.md among them), by name, after `cursor`: one Query."""
         pk = keys.workspace_pk(workspace_id)
-        start = decode_cursor(cursor, {keys.PK: pk}, (keys.SK,), keys.MEMORY_SK_PREFIX)
-        items, last = query_prefix_page(self._db, self._table, pk, keys.MEMORY_SK_PREFIX, limit, start)
-        return [_memory(item) for item in items], encode_cursor(last)
+        items, after = query_prefix_page(self._db, self._table, pk, keys.MEMORY_SK_PREFIX, limit, cursor)
+        return [_memory(item) for item in items], after
 
     def listing_cursor(self, workspace_id: str, name: str) -> str:
         """The cursor that resumes `list_page` right after the memory `name`."""

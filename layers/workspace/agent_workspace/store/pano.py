@@ -11,7 +11,7 @@ from boto3.dynamodb.conditions import Attr, ConditionBase
 from agent_workspace.domain.errors import Conflict, NotFound
 from agent_workspace.domain.pano import Comment, Doc, PanoFile
 from agent_workspace.store import keys
-from agent_workspace.store.cursor import cursor_after, decode_cursor, encode_cursor
+from agent_workspace.store.cursor import cursor_after
 from agent_workspace.store.dynamo import (
     batch_delete,
     get_item,
@@ -69,10 +69,9 @@ class PanoStore:
         """At most `limit` of the account's docs without markdown, in id (creation) order, after `cursor`: one
         Query (expired ones included: the caller drops them, as `list_docs`'s callers do)."""
         pk = keys.account_pk(account_id)
-        start = decode_cursor(cursor, {keys.PK: pk}, (keys.SK,), keys.PANO_SK_PREFIX)
         projection = {"ProjectionExpression": _SUMMARY, "ExpressionAttributeNames": {"#rev": "revision"}}
-        items, last = query_prefix_page(self._db, self._table, pk, keys.PANO_SK_PREFIX, limit, start, projection)
-        return [_doc(item) for item in items], encode_cursor(last)
+        items, after = query_prefix_page(self._db, self._table, pk, keys.PANO_SK_PREFIX, limit, cursor, projection)
+        return [_doc(item) for item in items], after
 
     def listing_cursor(self, account_id: str, doc_id: str) -> str:
         """The cursor that resumes `list_page` right after the doc `doc_id`."""

@@ -15,7 +15,7 @@ from boto3.dynamodb.conditions import Attr, ConditionBase
 
 from agent_workspace.domain.skills import MAX_FILES, SKILL_MD, Skill, SkillFile, SkillRef
 from agent_workspace.store import keys
-from agent_workspace.store.cursor import cursor_after, decode_cursor, encode_cursor
+from agent_workspace.store.cursor import cursor_after
 from agent_workspace.store.dynamo import (
     batch_delete,
     batch_get,
@@ -86,9 +86,8 @@ class SkillStore:
     def refs_page(self, workspace_id: str, limit: int, cursor: str | None) -> tuple[list[SkillRef], str | None]:
         """At most `limit` of the workspace's references, by name, after `cursor`: one Query."""
         pk = keys.workspace_pk(workspace_id)
-        start = decode_cursor(cursor, {keys.PK: pk}, (keys.SK,), keys.SKILL_REF_PREFIX)
-        items, last = query_prefix_page(self._db, self._table, pk, keys.SKILL_REF_PREFIX, limit, start)
-        return [_ref(values) for values in items], encode_cursor(last)
+        items, after = query_prefix_page(self._db, self._table, pk, keys.SKILL_REF_PREFIX, limit, cursor)
+        return [_ref(values) for values in items], after
 
     def ref_cursor(self, workspace_id: str, name: str) -> str:
         """The cursor that resumes `refs_page` right after the skill `name`."""
