@@ -492,6 +492,9 @@ class ActionCase:
     error (a name-based action, like memory or skills, answers the caller's own, empty, namespace instead).
     `shared`: account-wide by design; another workspace of the same account may use it, and this checks that
     it did (run against a doc of its own when `fresh_doc`).
+    `undone_by`: the action of the same tool whose case's payloads remove what this one's made in the caller's own
+    namespace, run right after it; so a later by-name read of the victim's object (resources/read) finds nothing of
+    the caller's either, whichever order or worker the matrix runs in.
     """
 
     payloads: Callable[[World], list[dict[str, Any]]]
@@ -499,6 +502,7 @@ class ActionCase:
     shared: Callable[[World, ToolOutcome], None] | None = None
     fresh_doc: bool = False
     fresh_agent: bool = False  # like fresh_doc: a same-account write aims at a scratch agent
+    undone_by: str | None = None
 
 
 def _succeeded(w: World, outcome: ToolOutcome) -> None:
@@ -571,7 +575,8 @@ ACTIONS: dict[tuple[str, str], ActionCase] = {
     ),
     ("memory", "load"): ActionCase(lambda w: [{"name": MEMORY_NAME}, {"name": MEMORY_NAME, "revision": 1}, {}]),
     ("memory", "save"): ActionCase(
-        lambda w: [{"name": MEMORY_NAME, "content": "attacker"}, {"content": "attacker", "expectedRevision": 1}]
+        lambda w: [{"name": MEMORY_NAME, "content": "attacker"}, {"content": "attacker", "expectedRevision": 1}],
+        undone_by="delete",
     ),
     ("memory", "delete"): ActionCase(lambda w: [{"name": MEMORY_NAME}, {}]),
     ("skills", "search"): ActionCase(lambda w: [{}, {"q": "victim"}]),
@@ -582,7 +587,8 @@ ACTIONS: dict[tuple[str, str], ActionCase] = {
         lambda w: [
             {"uri": f"skill://{SKILL_NAME}/{SKILL_FILE}", "content": "attacker"},
             {"uri": f"skill://{SKILL_NAME}/SKILL.md", "content": "---\ndescription: attacker\n---\n"},
-        ]
+        ],
+        undone_by="delete",
     ),
     ("skills", "delete"): ActionCase(
         lambda w: [{"uri": f"skill://{SKILL_NAME}/{SKILL_FILE}"}, {"uri": f"skill://{SKILL_NAME}"}]
@@ -833,6 +839,9 @@ async def test_mcp_action(world: World, stored: dict[str, str], tool: str, actio
             assert leaked(outcome.text, ids, json.dumps(payload)) == [], where
             if case.by_id:
                 assert outcome.is_error, where
+        if case.undone_by is not None:
+            for payload in ACTIONS[(tool, case.undone_by)].payloads(w):
+                await act(w, token, tool, case.undone_by, payload)
         if (tool, action) not in READ_ONLY:
             # What another account publishes is fanned out within that account only: deliver it and see.
             drain_queue(w.rt, deliver=lambda message: message["accountId"] != w.account_a)
