@@ -146,6 +146,15 @@ async def test_save_with_id_replaces_title_markdown_and_color_completely(agent, 
     assert "old" not in doc["markdown"]
 
 
+async def test_a_replace_without_color_keeps_the_docs_color_and_replaces_title_and_markdown(agent):
+    first = await agent.save(title="Draft", markdown="old", color="green")
+    second = await agent.save(id=first["id"], title="Final", markdown="new")
+    assert (second["title"], second["color"]) == ("Final", "green")
+
+    doc = await agent.read(id=first["id"])
+    assert (doc["title"], doc["markdown"], doc["color"]) == ("Final", "new", "green")
+
+
 @pytest.mark.parametrize(
     ("payload", "expected"),
     [

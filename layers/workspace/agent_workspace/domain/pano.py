@@ -15,6 +15,7 @@ from agent_workspace.domain.tasks import AttachmentRef
 from agent_workspace.domain.text import check_plain, echo
 
 COLORS = ("yellow", "pink", "green", "blue", "orange", "purple", "amber")
+DEFAULT_COLOR = "yellow"  # a new doc's color; a replace that names none keeps the doc's
 TITLE_MAX = 200
 MARKDOWN_MAX = 64 * 1024
 COMMENT_MAX = 4000

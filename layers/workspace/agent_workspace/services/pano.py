@@ -20,6 +20,7 @@ from agent_workspace.domain.models import Actor
 from agent_workspace.domain.pano import (
     COMMENT_MAX,
     COMMENTS_MAX,
+    DEFAULT_COLOR,
     FILES_MAX,
     TTL_DAYS_DEFAULT,
     Comment,
@@ -51,14 +52,17 @@ def save(
     ttl_days: int | None,
     files: list[Any],
 ) -> Doc:
-    """Create a doc, or replace one's title and markdown completely; files sent are linked files."""
-    color = color or "yellow"
+    """Create a doc, or replace one's title and markdown completely; files sent are linked files.
+
+    A replace that names no color keeps the doc's: the save replaces the title and markdown, and a doc
+    made green stays green. ttlDays counts from each save, so it is the default again unless sent.
+    """
     ttl_days = TTL_DAYS_DEFAULT if ttl_days is None else ttl_days
-    check_doc(title, markdown, color, ttl_days)
+    check_doc(title, markdown, color or DEFAULT_COLOR, ttl_days)
     decoded = _decoded(files, "files")
     check_links(markdown, [item.filename for item in decoded])
     if doc_id is None:
-        return _create(rt, actor, title, markdown, color, ttl_days, decoded)
+        return _create(rt, actor, title, markdown, color or DEFAULT_COLOR, ttl_days, decoded)
     check_id(doc_id, "id")
     for attempt in range(_SAVE_ROUNDS):
         current = _live(rt, actor.account_id, doc_id)
@@ -73,7 +77,7 @@ def save(
             current,
             title=title,
             markdown=markdown,
-            color=color,
+            color=color or current.color,
             ttl_days=ttl_days,
             updated_by=actor.workspace_id,
             updated_at=iso(now),

@@ -19,7 +19,12 @@ class SavePayload(Payload):
     id: str | None = Field(None, description="The doc to replace. Leave out to create a doc.")
     title: str = Field(description=f"The doc's title (at most {TITLE_MAX} characters)")
     markdown: str = Field(description=f"The whole doc, replacing what was there (at most {MARKDOWN_MAX // 1024} KiB)")
-    color: Color | None = Field(None, description="yellow (the default), pink, green, blue, orange, purple or amber")
+    color: Color | None = Field(
+        None,
+        description=(
+            "yellow (the default), pink, green, blue, orange, purple or amber; a replace without it keeps the doc's"
+        ),
+    )
     ttlDays: int | None = Field(
         None, description=f"Days the doc lives after this save, 1-{TTL_DAYS_MAX}. Default is {TTL_DAYS_DEFAULT}."
     )
