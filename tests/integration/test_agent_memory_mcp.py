@@ -13,6 +13,7 @@ import pytest
 from agent_workspace.domain import agents as rules
 from agent_workspace.domain.errors import NotFound
 from agent_workspace.domain.models import Actor
+from agent_workspace.domain.tokens import TokenKind
 from agent_workspace.services import accounts, agent_memory
 from tests.support import connected, ok, refused
 
@@ -371,6 +372,47 @@ async def test_forget_by_name_or_id_and_a_person_restores_it(agent, runtime, see
     assert [m["name"] for m in (await ok(agent, "agent_recall", agent=made["id"]))["memories"]] == ["old-host"]
     listed = await ok(agent, "list_agents")
     assert listed["agents"][0]["memories"] == {"feedback": 0, "user": 0, "project": 1, "reference": 0}
+
+
+# "A session belongs to your connection, not your access token": here a connection is its agent token, so another
+# token of the same workspace cannot write under it, and cannot tell whether it exists.
+async def test_a_session_is_refused_to_another_connection_for_every_write_that_rides_on_it(
+    agent, live, runtime, seeded
+):
+    made = await ok(agent, "create_agent", name="Mine", prompt="v1")
+    _, session = await loaded(agent, made["id"], harness="codex")
+    await remember(agent, made["id"], session, "kept", "only mine")
+    other = accounts.issue_token(runtime.accounts, TokenKind.AGENT, seeded.account_id, seeded.workspace_id)
+    attempts = [
+        ("agent_remember", {"name": "theirs", "body": "b", "type": "user", "description": "d"}),
+        ("agent_remember", {"name": "kept", "body": "overwritten", "mode": "update", "expectedRevision": 1}),
+        ("agent_forget", {"name": "kept", "reason": "not theirs"}),
+        ("update_agent_brief", {"name": "plan", "body": "b", "description": "d"}),
+        ("update_agent_prompt", {"body": "v2", "basedOn": 1}),
+    ]
+    async with connected(live.url, other.token) as stranger:
+        for tool, arguments in attempts:
+            text = await refused(stranger, tool, {"agent": made["id"], "session": session, **arguments})
+            assert f"is not a load session of agent {made['id']} on this connection" in text, (tool, text)
+            unknown = {"agent": made["id"], "session": "3a0018e4-46b3-4609-b3a1-399001cd66ce", **arguments}
+            assert text.replace(session, "3a0018e4-46b3-4609-b3a1-399001cd66ce") == await refused(
+                stranger, tool, unknown
+            )
+    got = await ok(agent, "agent_recall", agent=made["id"], name="kept")
+    assert [(m["body"], m["revision"]) for m in got["memories"]] == [("only mine", 1)]
+    assert (await ok(agent, "get_agent_prompt", agent=made["id"]))["version"] == 1
+    await remember(agent, made["id"], session, "still-mine")  # the owner's session still writes
+
+
+# list_agent_prompt_versions: "who wrote each and in which tool"; load_agent's harness "is recorded on what you write".
+async def test_a_prompt_version_written_in_a_session_records_the_tool_it_was_loaded_in(agent):
+    made = await ok(agent, "create_agent", name="Provenance", prompt="v1")
+    _, session = await loaded(agent, made["id"], harness="cursor")
+    await ok(agent, "update_agent_prompt", agent=made["id"], body="v2", basedOn=1, session=session)
+    await ok(agent, "update_agent_prompt", agent=made["id"], body="v3", basedOn=2, session=session, harness="zed")
+    await ok(agent, "update_agent_prompt", agent=made["id"], body="v4", basedOn=3)
+    versions = (await ok(agent, "list_agent_prompt_versions", agent=made["id"]))["versions"]
+    assert [(v["version"], v.get("tool")) for v in versions] == [(4, None), (3, "zed"), (2, "cursor"), (1, None)]
 
 
 async def test_an_agent_loaded_from_two_workspaces_sees_the_same_memory(agent, live, runtime, seeded):

@@ -109,6 +109,7 @@ class World:
     revoked_agent: str  # was an agent token of W1
     revoked_human: str  # was a human token of A
     agent_w1_token_id: str
+    agent_w2_token_id: str
     human_a_token_id: str
     task_id: str
     template_id: str
@@ -133,6 +134,10 @@ class World:
     def actor(self) -> Actor:
         """W1's agent."""
         return Actor("agent", self.account_a, self.w1, self.agent_w1_token_id)
+
+    def neighbour(self) -> Actor:
+        """W2's agent."""
+        return Actor("agent", self.account_a, self.w2, self.agent_w2_token_id)
 
     def ids_of_a(self) -> set[str]:
         """Every id and token of account A: none may show up for another account unless it sent it itself."""
@@ -280,6 +285,7 @@ def build_world(rt: Runtime, http: httpx.Client) -> World:
         revoked_agent=revoked_agent.token,
         revoked_human=revoked_human.token,
         agent_w1_token_id=agent_w1.record.id,
+        agent_w2_token_id=agent_w2.record.id,
         human_a_token_id=human_a.record.id,
         task_id=task.id,
         template_id=template.id,
@@ -825,8 +831,10 @@ async def test_mcp_action(world: World, stored: dict[str, str], tool: str, actio
         # The documented exception: account-wide, so the neighbour workspace reaches it.
         target = replace(w, doc_id=fresh_doc(w)) if case.fresh_doc else w
         if case.fresh_agent:
-            scratch, session = furnished_agent(w.rt, w.actor(), f"scratch {secrets.token_hex(4)}")
-            target = replace(target, agent_id=scratch.id, agent_session=session)
+            # The neighbour writes under a session of its own: a session belongs to the connection that loaded it.
+            scratch, _ = furnished_agent(w.rt, w.actor(), f"scratch {secrets.token_hex(4)}")
+            _, session = agent_sessions.load(w.rt, w.neighbour(), scratch.id, "codex", None, None, 32_000)
+            target = replace(target, agent_id=scratch.id, agent_session=session.id)
         for payload in case.payloads(target):
             case.shared(target, await act(w, w.agent_w2, tool, action, payload))
         drain_queue(w.rt, deliver=lambda message: False)  # a neighbour's publication is not W1's to receive here

@@ -9,9 +9,9 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
-from agent_workspace.domain.errors import PayloadError
+from agent_workspace.domain.errors import NotFound, PayloadError
 from agent_workspace.domain.tasks import STORED
-from agent_workspace.domain.text import check_plain
+from agent_workspace.domain.text import check_plain, echo
 
 NAME_MAX = 80
 SLUG_MAX = 64
@@ -283,3 +283,11 @@ def check_description(description: str) -> str:
             f"description is {len(description):,} characters; at most {DESCRIPTION_MAX:,}", field="description"
         )
     return description
+
+
+def foreign_session(agent_id: str, session: str | None) -> NotFound:
+    """A session this connection did not open for this agent. A session belongs to the connection (here, the token)
+    that loaded the agent; one answer whether it exists or not, so another connection's sessions cannot be probed."""
+    return NotFound(
+        f"session {echo(session)} is not a load session of agent {agent_id} on this connection; call load_agent first"
+    )

@@ -97,7 +97,7 @@ def update_brief(
             write.activity(entry(rt, agent.id, "briefs", summary, actor, session))
             rt.agent_briefs.replace(brief, write)
     except Refused as refused:
-        raise _refusal(rt, agent.id, name, refused.rule, session, expected_revision) from None
+        raise _refusal(rt, actor, agent.id, name, refused.rule, session, expected_revision) from None
     count("AgentBriefWritten")
     return {"agent": agent.id, "name": name, "revision": brief.revision}
 
@@ -117,7 +117,7 @@ def rename_brief(rt: Runtime, actor: Actor, ref: str, name: str, new_name: str, 
     except Refused as refused:
         if refused.rule == "exists":
             raise Conflict(f"agent {agent.id} has a brief {new_name!r} already; choose another name") from None
-        raise _refusal(rt, agent.id, name, refused.rule, session, current.revision) from None
+        raise _refusal(rt, actor, agent.id, name, refused.rule, session, current.revision) from None
     return {"agent": agent.id, "name": new_name, "previousName": name, "revision": current.revision}
 
 
@@ -149,16 +149,18 @@ def _write(rt: Runtime, actor: Actor, agent_id: str, session: str | None) -> Age
     now = rt.clock()
     expires = int((now + timedelta(days=2)).timestamp())
     window = f"RATE#brief#{actor.token_id}#{now.strftime('%Y-%m-%d')}"
-    return in_session(rt, write, session).counted(window, rules.BRIEF_CHANGES_PER_DAY, expires)
+    return in_session(rt, actor, write, session).counted(window, rules.BRIEF_CHANGES_PER_DAY, expires)
 
 
 def _stale(current: Brief, expected: int) -> Conflict:
     return stale(f"brief {current.name!r}", current.revision, expected, current.body)
 
 
-def _refusal(rt: Runtime, agent_id: str, name: str, rule: str, session: str | None, expected: int | None) -> Exception:
+def _refusal(
+    rt: Runtime, actor: Actor, agent_id: str, name: str, rule: str, session: str | None, expected: int | None
+) -> Exception:
     if rule == "session":
-        return session_refusal(rt, agent_id, session)
+        return session_refusal(rt, actor, agent_id, session)
     if rule == "rate":
         now = rt.clock()
         midnight = (now + timedelta(days=1)).replace(hour=0, minute=0, second=0, microsecond=0)

@@ -254,7 +254,7 @@ def remember(
             rt.agent_memory.replace(memory, current, write)
             result = {"name": name, "mode": "update", "id": memory.id, "revision": memory.revision}
     except Refused as refused:
-        raise _refusal(rt, agent.id, name, refused.rule, session, expected_revision) from None
+        raise _refusal(rt, actor, agent.id, name, refused.rule, session, expected_revision) from None
     count("AgentMemoryWritten")
     return {"agent": agent.id, **result}
 
@@ -287,7 +287,7 @@ def forget(
     try:
         rt.agent_memory.forget(memory, reason, iso(now), expires, write)
     except Refused as refused:
-        raise _refusal(rt, agent.id, name, refused.rule, session, memory.revision) from None
+        raise _refusal(rt, actor, agent.id, name, refused.rule, session, memory.revision) from None
     count("AgentMemoryForgotten")
     restorable = iso(now + timedelta(days=rules.FORGOTTEN_KEPT_DAYS))
     return {"agent": agent.id, "forgotten": name, "id": memory.id, "restorableUntil": restorable}
@@ -301,7 +301,9 @@ def _write(rt: Runtime, actor: Actor, agent_id: str, session: str | None) -> Age
     now = rt.clock()
     hour = now.strftime("%Y-%m-%dT%H")
     expires = int((now + timedelta(hours=2)).timestamp())
-    in_session(rt, write, session).counted(f"RATE#memory#{session}#{hour}", rules.MEMORY_WRITES_PER_HOUR, expires)
+    in_session(rt, actor, write, session).counted(
+        f"RATE#memory#{session}#{hour}", rules.MEMORY_WRITES_PER_HOUR, expires
+    )
     return write
 
 
@@ -309,9 +311,11 @@ def _stale(current: AgentMemory, expected: int) -> Conflict:
     return stale(f"memory {current.name!r}", current.revision, expected, current.text())
 
 
-def _refusal(rt: Runtime, agent_id: str, name: str, rule: str, session: str | None, expected: int | None) -> Exception:
+def _refusal(
+    rt: Runtime, actor: Actor, agent_id: str, name: str, rule: str, session: str | None, expected: int | None
+) -> Exception:
     if rule == "session":
-        return session_refusal(rt, agent_id, session)
+        return session_refusal(rt, actor, agent_id, session)
     if rule == "rate":
         now = rt.clock()
         left = 3600 - now.minute * 60 - now.second

@@ -20,7 +20,7 @@ from agent_workspace.domain.clock import iso
 from agent_workspace.domain.errors import Conflict, Forbidden, NotFound, PayloadError, RateLimited, WorkspaceError
 from agent_workspace.domain.ids import new_id
 from agent_workspace.domain.models import Actor
-from agent_workspace.domain.text import check_plain, echo
+from agent_workspace.domain.text import check_plain
 from agent_workspace.observability import count
 from agent_workspace.runtime import Runtime
 from agent_workspace.services.agents import find_loadable, profile_for, readable
@@ -45,19 +45,20 @@ def entry(rt: Runtime, agent_id: str, kind: str, summary: str, actor: Actor, ses
     return Activity(new_id(), agent_id, kind, summary, iso(rt.clock()), actor.kind, session)
 
 
-def in_session(rt: Runtime, write: AgentWrite, session: str) -> AgentWrite:
-    """The write rides on this session: it must exist for the agent and not be idle for 7 days."""
+def in_session(rt: Runtime, actor: Actor, write: AgentWrite, session: str) -> AgentWrite:
+    """The write rides on this session: it must exist for the agent, belong to this connection (a session belongs
+    to the connection that loaded the agent) and not be idle for 7 days."""
     now = rt.clock()
-    return write.in_session(session, iso(now), iso(now - timedelta(days=rules.SESSION_IDLE_DAYS)))
+    return write.in_session(session, actor.token_id, iso(now), iso(now - timedelta(days=rules.SESSION_IDLE_DAYS)))
 
 
-def session_refusal(rt: Runtime, agent_id: str, session: str | None) -> WorkspaceError:
+def session_refusal(rt: Runtime, actor: Actor, agent_id: str, session: str | None) -> WorkspaceError:
     """Why the session refused the write, read only once it has."""
     found = rt.agents.session(agent_id, session) if session else None
-    if found is None:
-        return NotFound(f"session {echo(session)} is not a load session of agent {agent_id}; call load_agent first")
+    if found is None or found.token_id != actor.token_id:
+        return rules.foreign_session(agent_id, session)
     return Conflict(
-        f"session {session} has been idle since {found.last_active_at}: a session stops accepting writes after "
+        f"session {found.id} has been idle since {found.last_active_at}: a session stops accepting writes after "
         f"{rules.SESSION_IDLE_DAYS} idle days; call load_agent again for a new one"
     )
 

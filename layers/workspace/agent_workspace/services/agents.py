@@ -243,7 +243,8 @@ def update_prompt(
     harness: str | None,
     session: str | None = None,
 ) -> PromptVersion:
-    """A new prompt version, live at once, only on top of the live one it was edited from."""
+    """A new prompt version, live at once, only on top of the live one it was edited from. A session names the
+    tool it was loaded in, recorded on the version (the reference's "who wrote each and in which tool")."""
     rules.check_prompt(body, "body", required=True)
     if note is not None and len(note) > rules.NOTE_MAX:
         raise PayloadError(f"note is {len(note)} characters; at most {rules.NOTE_MAX}", field="note")
@@ -256,6 +257,11 @@ def update_prompt(
             f"basedOn {based_on} is not the live version {agent.prompt_version}; read it (get_agent_prompt), merge "
             f"and write again. The live prompt:\n{live.body if live else ''}"
         )
+    if session is not None:  # provenance: the tool is the one the session was loaded in, unless named
+        opened = rt.agents.session(agent.id, session, consistent=True)  # loaded a moment ago
+        if opened is None or opened.token_id != actor.token_id:
+            raise rules.foreign_session(agent.id, session)
+        harness = harness or opened.harness
     now = rt.clock()
     version = PromptVersion(agent.id, based_on + 1, body, iso(now), actor.kind, actor.token_id, harness, note)
     rate = None

@@ -97,10 +97,15 @@ class AgentWrite:
             self._record_rules.append(rule)
         return self
 
-    def in_session(self, session_id: str, now: str, idle_since: str) -> "AgentWrite":
-        """The session exists for this agent and wrote or loaded after `idle_since`; it is now active."""
+    def in_session(self, session_id: str, token_id: str, now: str, idle_since: str) -> "AgentWrite":
+        """The session exists for this agent, was opened by this connection (`token_id`) and wrote or loaded after
+        `idle_since`; it is now active."""
+        opened_here = EXISTS & Attr("tokenId").eq(token_id)
         update = (
-            Update().set("lastActiveAt", now).add("writes", 1).only_if(EXISTS & Attr("lastActiveAt").gte(idle_since))
+            Update()
+            .set("lastActiveAt", now)
+            .add("writes", 1)
+            .only_if(opened_here & Attr("lastActiveAt").gte(idle_since))
         )
         return self.update(keys.session_sk(session_id), update, "session")
 

@@ -252,8 +252,8 @@ class AgentStore:
         write.delete(keys.agent_share_sk(share.account_id))
         write.activity(entry).run(self._db)
 
-    def session(self, agent_id: str, session_id: str) -> Session | None:
-        item = get_item(self._db, self._table, keys.agent_pk(agent_id), keys.session_sk(session_id), False)
+    def session(self, agent_id: str, session_id: str, consistent: bool = False) -> Session | None:
+        item = get_item(self._db, self._table, keys.agent_pk(agent_id), keys.session_sk(session_id), consistent)
         return _SESSION.validate_python(item) if item else None
 
     def profiles(self, agent_id: str) -> list[Profile]:
