@@ -62,12 +62,17 @@ async def test_load_answers_the_prompt_with_the_addendum_rules_index_briefs_and_
     assert [item["session"] for item in activity["items"]] == [again, session]
 
 
-async def test_load_blocks_are_separate_content_items(agent, live, seeded):
+# "Returns: text blocks, with no structured copy": by OMR's name; our listed agent tool's outputSchema asks for the
+# text as {"text": ...}, so by ours it has that copy.
+async def test_load_blocks_are_separate_content_items_with_no_structured_copy_by_omrs_name(agent, live, seeded):
     made = await ok(agent, "create_agent", name="Blocks", prompt="p")
     async with connected(live.url, seeded.agent_token) as other:
         result = await other._client.call_tool("load_agent", {"agent": made["id"]})
+        ours = await other._client.call_tool("agent", {"action": "load", "payload": {"agent": made["id"]}})
     texts = [block.text for block in result.content]
     assert len(texts) >= 5 and texts[0].startswith("# Blocks (@blocks)") and texts[-1].startswith("Session: ")
+    assert result.structured_content is None and not result.is_error
+    assert ours.structured_content == {"text": "\n\n".join(block.text for block in ours.content)}
 
 
 async def test_load_limits_budget_version_harness_and_workspace(agent):

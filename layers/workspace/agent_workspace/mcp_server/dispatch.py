@@ -52,7 +52,7 @@ async def dispatch(registry: Registry, call: Call, name: str, arguments: dict[st
         if action is tool.help_action:
             text = _tool_help(tool, payload)
             return ToolOutcome(text, structured={"text": text})  # a text answer of a tool with an outputSchema
-        return await _run(tool, action, call, payload)
+        return await _run(tool, action, call, payload, listed=name == tool.name)
     except CallRefused as refused:
         return ToolOutcome(str(refused), is_error=True)
 
@@ -130,7 +130,10 @@ def _renamed(where: str, renames: dict[str, str], payload: Any) -> Any:
     return payload
 
 
-async def _run(tool: Tool, action: Action, call: Call, payload: BaseModel) -> ToolOutcome:
+async def _run(tool: Tool, action: Action, call: Call, payload: BaseModel, listed: bool = True) -> ToolOutcome:
+    """`listed`: called by the tool's listed name, whose outputSchema wants even a text answer as {"text": …}. An old
+    name is listed with no schema, and a peer's text answer has no structured copy (OMR's load_agent: "text blocks,
+    with no structured copy"), so there a text answer is text only; a JSON answer keeps its structured copy."""
     where = f"{tool.name} {action.name}"
     try:
         if inspect.iscoroutinefunction(action.handler):
@@ -159,7 +162,8 @@ async def _run(tool: Tool, action: Action, call: Call, payload: BaseModel) -> To
         )
     if call.runtime.settings.check_answers:
         check_answer(tool, action, answer)
-    return ToolOutcome(text, blocks=result if isinstance(result, TextBlocks) else (), structured=answer)
+    structured = answer if listed or answer is result else None
+    return ToolOutcome(text, blocks=result if isinstance(result, TextBlocks) else (), structured=structured)
 
 
 def render(result: Any) -> str:
