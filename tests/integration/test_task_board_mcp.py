@@ -431,14 +431,17 @@ async def test_list_tasks_filters_and_pages(agent, runtime, seeded):
 
 
 async def test_search_and_fetch_have_the_openai_shapes_and_link_into_the_console(agent, live, seeded):
-    made = await ok(agent, "create_task", title="Refund endpoint", description="POST /refunds", criteria=["201"])
+    made = await ok(
+        agent, "create_task", title="Refund endpoint", summary="Refunds", description="POST /refunds", criteria=["201"]
+    )
     await ok(agent, "add_comment", taskId=made["id"], text="a comment is not in the text")
     found = await ok(agent, "search", query="REFUND")
     url = f"{live.url.rsplit('/mcp', 1)[0]}/#/workspaces/{seeded.workspace_id}/tasks/{made['id']}"
     assert found == {"results": [{"id": made["id"], "title": "Refund endpoint", "url": url}]}
     fetched = await ok(agent, "fetch", id=made["identifier"])
     assert set(fetched) == {"id", "title", "text", "url", "metadata"} and fetched["url"] == url
-    assert "POST /refunds" in fetched["text"] and "201" in fetched["text"] and "comment" not in fetched["text"]
+    assert fetched["text"] == "POST /refunds\n\nAcceptance criteria:\n0. 201", fetched["text"]
+    assert fetched["metadata"]["summary"] == "Refunds"
     assert fetched["metadata"]["identifier"] == made["identifier"] and fetched["metadata"]["column"] == "ready"
     assert (await ok(agent, "task", "search", query="nothing-like-this")) == {"results": []}
 

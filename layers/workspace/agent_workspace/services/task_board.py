@@ -800,17 +800,17 @@ def search(rt: Runtime, actor: Actor, query: str, base_url: str) -> dict[str, An
 
 
 def fetch(rt: Runtime, actor: Actor, ref: str, base_url: str) -> dict[str, Any]:
-    """OpenAI-shaped fetch of one task: its description and criteria as the text, not its activity."""
+    """OpenAI-shaped fetch of one task: its description and criteria as the text ("Body is description plus
+    criteria, not activity"); the summary goes with the metadata."""
     task = _read(rt, actor, resolve(rt, actor.workspace_id, ref), consistent=False)
     text = task.body
-    if task.summary:
-        text = f"{task.summary}\n\n{text}" if text else task.summary
     if task.criteria:
         text += "\n\nAcceptance criteria:\n" + "\n".join(f"{c.index}. {c.text}" for c in task.criteria)
     metadata = {
         name: value
         for name, value in task.public().items()
-        if name in ("identifier", "status", "column", "priority", "complexity", "labels", "dueDate", "projectId")
+        if name in ("identifier", "summary", "status", "column", "priority", "complexity", "labels", "dueDate")
+        or name == "projectId"
         or name in ("epicId", "cycleId", "parentId", "assignee", "createdAt", "updatedAt")
     }
     return {"id": task.id, "title": task.title, "text": text, "url": task_url(base_url, task), "metadata": metadata}

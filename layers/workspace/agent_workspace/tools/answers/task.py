@@ -256,6 +256,7 @@ class FetchMetadata(Answer):
     """The fetched task's board fields; unset ones are absent."""
 
     identifier: str | None = None
+    summary: str | None = None
     status: Status
     column: str
     priority: Priority | None = None
@@ -272,7 +273,7 @@ class FetchMetadata(Answer):
 
 
 class FetchAnswer(Answer):
-    """Answers fetch: the task's summary, description and criteria as text."""
+    """Answers fetch: the task's description and criteria as text, its board fields as metadata."""
 
     id: str
     title: str
