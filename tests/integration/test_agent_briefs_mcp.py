@@ -51,6 +51,12 @@ async def test_profiles_are_checked_per_harness_and_fall_back_to_the_default(age
         ({"harness": "codex", "settings": {"permissionMode": "plan"}}, "settings.permissionMode"),
         ({"harness": "cursor", "settings": {"model": "m" * 401}}, "settings.model"),
         ({"harness": "cursor", "settings": {"model": 3}}, "settings.model"),
+        # "anything the tool would not accept is refused by name": its values too, not only its setting names
+        ({"harness": "claude-code", "settings": {"permissionMode": "notAMode"}}, "settings.permissionMode"),
+        ({"harness": "claude-code", "settings": {"permissionMode": True}}, "settings.permissionMode"),
+        ({"harness": "claude-code", "settings": {"maxTurns": "lots"}}, "settings.maxTurns"),
+        ({"harness": "codex", "settings": {"sandbox_mode": "nonsense"}}, "settings.sandbox_mode"),
+        ({"harness": "codex", "settings": {"approval_policy": True}}, "settings.approval_policy"),
         ({"harness": "cursor", "addendum": "a" * 8_001}, "addendum"),
         ({"harness": "emacs"}, "harness"),
     ):

@@ -58,6 +58,39 @@ def test_profile_settings_are_the_harness_s_own_and_values_are_bounded():
         agents.check_settings("codex", {"model": "x" * 401})
     with pytest.raises(PayloadError, match="a string, a boolean or null"):
         agents.check_settings("cursor", {"model": 5})
+
+
+@pytest.mark.parametrize(
+    ("harness", "settings"),
+    [
+        ("claude-code", {"permissionMode": "acceptEdits", "maxTurns": "25", "color": "teal"}),
+        ("claude-code", {"permissionMode": None, "maxTurns": None}),
+        (
+            "codex",
+            {"approval_policy": "on-request", "sandbox_mode": "workspace-write", "model_reasoning_effort": "high"},
+        ),
+    ],
+)
+def test_values_each_harness_takes_are_accepted(harness, settings):
+    assert agents.check_settings(harness, settings) == settings
+
+
+@pytest.mark.parametrize(
+    ("harness", "settings", "expected"),
+    [
+        ("claude-code", {"permissionMode": "notAMode"}, "settings.permissionMode must be one of default, acceptEdits"),
+        ("claude-code", {"permissionMode": True}, "settings.permissionMode must be one of"),
+        ("claude-code", {"maxTurns": "lots"}, "settings.maxTurns must be a whole number of 1 or more"),
+        ("claude-code", {"maxTurns": "0"}, "settings.maxTurns must be a whole number"),
+        ("claude-code", {"maxTurns": True}, "settings.maxTurns must be a whole number"),
+        ("codex", {"sandbox_mode": "nonsense"}, "settings.sandbox_mode must be one of read-only"),
+        ("codex", {"approval_policy": True}, "settings.approval_policy must be one of untrusted"),
+        ("codex", {"model_reasoning_effort": "ultra-mega"}, "settings.model_reasoning_effort must be one of"),
+    ],
+)
+def test_a_value_the_harness_would_refuse_is_refused_naming_the_setting(harness, settings, expected):
+    with pytest.raises(PayloadError, match=expected):
+        agents.check_settings(harness, settings)
     assert set(agents.PROFILE_SETTINGS) == {*agents.HARNESSES, agents.DEFAULT_PROFILE}
 
 

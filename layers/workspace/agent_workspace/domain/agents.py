@@ -76,6 +76,17 @@ PROFILE_SETTINGS: dict[str, frozenset[str]] = {
     DEFAULT_PROFILE: frozenset({"model", "effort"}),
 }
 
+# The values a harness takes for a setting whose documentation gives a closed set (claude-code: the subagent
+# frontmatter; codex: config.toml), and the settings that take a count; other settings take any plain string.
+SETTING_CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
+    ("claude-code", "permissionMode"): ("default", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions"),
+    ("codex", "approval_policy"): ("untrusted", "on-failure", "on-request", "never"),
+    ("codex", "sandbox_mode"): ("read-only", "workspace-write", "danger-full-access"),
+    ("codex", "model_reasoning_effort"): ("minimal", "low", "medium", "high", "xhigh"),
+}
+SETTING_COUNTS = frozenset({("claude-code", "maxTurns")})  # a whole number of 1 or more, written as a string
+_COUNT = re.compile(r"[1-9][0-9]{0,5}")
+
 
 def harness_id(value: str, field: str = "harness", allow_default: bool = False) -> str:
     """The harness id `value` names (a listed id or a common spelling of one), else refused naming the ids."""
@@ -108,7 +119,25 @@ def check_settings(harness: str, settings: dict[str, Any]) -> dict[str, Any]:
             check_plain(value, f"settings.{name}")  # it lands in frontmatter and settings files on checkout
         elif value is not None and not isinstance(value, bool):
             raise PayloadError(f"settings.{name} must be a string, a boolean or null", field=f"settings.{name}")
+        if value is not None:
+            _check_setting_value(harness, name, value)
     return settings
+
+
+def _check_setting_value(harness: str, name: str, value: str | bool) -> None:
+    """A value the harness itself would refuse is refused here, naming the setting and what it takes."""
+    choices = SETTING_CHOICES.get((harness, name))
+    if choices is not None and value not in choices:
+        raise PayloadError(
+            f"settings.{name} must be one of {', '.join(choices)} for {harness}; got {echo(str(value))!r}",
+            field=f"settings.{name}",
+        )
+    if (harness, name) in SETTING_COUNTS and not (isinstance(value, str) and _COUNT.fullmatch(value)):
+        raise PayloadError(
+            f'settings.{name} must be a whole number of 1 or more, as a string (e.g. "25"), for {harness}; '
+            f"got {echo(str(value))!r}",
+            field=f"settings.{name}",
+        )
 
 
 def check_name(name: str) -> str:
