@@ -799,6 +799,12 @@ def search(rt: Runtime, actor: Actor, query: str, base_url: str) -> dict[str, An
     return {"results": [{"id": t.id, "title": t.title, "url": task_url(base_url, t)} for t in found]}
 
 
+_FETCH_METADATA = frozenset(
+    {"identifier", "summary", "status", "column", "priority", "complexity", "labels", "dueDate", "projectId"}
+    | {"epicId", "cycleId", "parentId", "assignee", "createdAt", "updatedAt"}
+)
+
+
 def fetch(rt: Runtime, actor: Actor, ref: str, base_url: str) -> dict[str, Any]:
     """OpenAI-shaped fetch of one task: its description and criteria as the text ("Body is description plus
     criteria, not activity"); the summary goes with the metadata."""
@@ -806,13 +812,7 @@ def fetch(rt: Runtime, actor: Actor, ref: str, base_url: str) -> dict[str, Any]:
     text = task.body
     if task.criteria:
         text += "\n\nAcceptance criteria:\n" + "\n".join(f"{c.index}. {c.text}" for c in task.criteria)
-    metadata = {
-        name: value
-        for name, value in task.public().items()
-        if name in ("identifier", "summary", "status", "column", "priority", "complexity", "labels", "dueDate")
-        or name == "projectId"
-        or name in ("epicId", "cycleId", "parentId", "assignee", "createdAt", "updatedAt")
-    }
+    metadata = {name: value for name, value in task.public().items() if name in _FETCH_METADATA}
     return {"id": task.id, "title": task.title, "text": text, "url": task_url(base_url, task), "metadata": metadata}
 
 
