@@ -23,7 +23,7 @@ from agent_workspace.domain.models import Actor
 from agent_workspace.domain.text import check_plain
 from agent_workspace.observability import count
 from agent_workspace.runtime import Runtime
-from agent_workspace.services.agents import find_loadable, profile_for, readable
+from agent_workspace.services.agents import find_loadable, profile_for, readable, session_of
 from agent_workspace.store.agent_writes import AgentWrite
 
 MENTIONS_SHOWN = 10
@@ -54,8 +54,8 @@ def in_session(rt: Runtime, actor: Actor, write: AgentWrite, session: str) -> Ag
 
 def session_refusal(rt: Runtime, actor: Actor, agent_id: str, session: str | None) -> WorkspaceError:
     """Why the session refused the write, read only once it has."""
-    found = rt.agents.session(agent_id, session) if session else None
-    if found is None or found.token_id != actor.token_id:
+    found = session_of(rt, actor, agent_id, session) if session else None
+    if found is None:
         return rules.foreign_session(agent_id, session)
     return Conflict(
         f"session {found.id} has been idle since {found.last_active_at}: a session stops accepting writes after "

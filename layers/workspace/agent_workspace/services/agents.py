@@ -5,7 +5,7 @@ from datetime import timedelta
 from typing import Any
 
 from agent_workspace.domain import agents as rules
-from agent_workspace.domain.agent_records import Activity, Profile, Share
+from agent_workspace.domain.agent_records import Activity, Profile, Session, Share
 from agent_workspace.domain.agents import Agent, PromptVersion
 from agent_workspace.domain.clock import iso
 from agent_workspace.domain.errors import Conflict, Forbidden, NotFound, PayloadError, RateLimited
@@ -233,6 +233,12 @@ def update(rt: Runtime, actor: Actor, ref: str, changes: dict[str, Any], expecte
     return edited
 
 
+def session_of(rt: Runtime, actor: Actor, agent_id: str, session: str, consistent: bool = False) -> Session | None:
+    """The load session if this connection opened it for this agent, else None: a session is its connection's."""
+    found = rt.agents.session(agent_id, session, consistent)
+    return found if found is not None and found.token_id == actor.token_id else None
+
+
 def update_prompt(
     rt: Runtime,
     actor: Actor,
@@ -258,8 +264,8 @@ def update_prompt(
             f"and write again. The live prompt:\n{live.body if live else ''}"
         )
     if session is not None:  # provenance: the tool is the one the session was loaded in, unless named
-        opened = rt.agents.session(agent.id, session, consistent=True)  # loaded a moment ago
-        if opened is None or opened.token_id != actor.token_id:
+        opened = session_of(rt, actor, agent.id, session, consistent=True)  # loaded a moment ago
+        if opened is None:
             raise rules.foreign_session(agent.id, session)
         harness = harness or opened.harness
     now = rt.clock()
