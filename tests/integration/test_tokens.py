@@ -12,7 +12,8 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 
-from agent_workspace.domain.tokens import AGENT_TOKENS_PER_WORKSPACE, HUMAN_TOKENS_PER_ACCOUNT
+from agent_workspace.domain.tokens import AGENT_TOKENS_PER_WORKSPACE, HUMAN_TOKENS_PER_ACCOUNT, WORKSPACES_PER_ACCOUNT
+from agent_workspace.services import accounts
 from agent_workspace.store import keys
 from agent_workspace.store.accounts import AccountStore
 from agent_workspace.store.dynamo import key
@@ -118,6 +119,47 @@ def test_owners_stored_before_tokens_were_counted_are_counted_from_their_tokens(
     url = agent_tokens(live, seeded)
     statuses = Counter(mint(url, seeded.human_token).status_code for _ in range(AGENT_TOKENS_PER_WORKSPACE))
     assert statuses == {201: AGENT_TOKENS_PER_WORKSPACE - 1, 409: 1}
+
+
+def workspaces(live) -> str:
+    return f"{live.url}/api/workspaces"
+
+
+def make_workspace(live, token: str, title: str = "w") -> httpx.Response:
+    return httpx.post(workspaces(live), headers=bearer(token), json={"title": title}, timeout=10)
+
+
+def test_an_account_holds_at_most_its_cap_of_workspaces(live, runtime, seeded):
+    """Each workspace brings its own agent tokens, each with its own rate limit: uncapped, workspaces multiply it."""
+    for n in range(WORKSPACES_PER_ACCOUNT - 2):  # the seed made one; the last one below goes over REST
+        accounts.create_workspace(runtime.accounts, seeded.account_id, f"w{n}", "")
+    assert make_workspace(live, seeded.human_token).status_code == 201
+
+    refused = make_workspace(live, seeded.human_token, "one too many")
+    assert_problem(refused, 409, f"{WORKSPACES_PER_ACCOUNT} workspaces", "most it may hold")
+    listing = httpx.get(workspaces(live), headers=bearer(seeded.human_token), timeout=10).json()
+    assert len(listing) == WORKSPACES_PER_ACCOUNT
+    assert "one too many" not in {w["title"] for w in listing}
+
+
+def test_concurrent_workspace_creations_never_pass_the_cap(live, runtime, seeded):
+    for n in range(WORKSPACES_PER_ACCOUNT - 5):
+        accounts.create_workspace(runtime.accounts, seeded.account_id, f"w{n}", "")
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        statuses = Counter(pool.map(lambda n: make_workspace(live, seeded.human_token).status_code, range(12)))
+    assert statuses == {201: 4, 409: 8}
+
+
+def test_accounts_stored_before_workspaces_were_counted_are_counted_from_their_workspaces(live, runtime, seeded):
+    for n in range(WORKSPACES_PER_ACCOUNT - 2):
+        accounts.create_workspace(runtime.accounts, seeded.account_id, f"w{n}", "")
+    runtime.clients.dynamodb.update_item(
+        TableName=runtime.settings.table_name,
+        Key=key(keys.account_pk(seeded.account_id), keys.ACCOUNT_SK),
+        UpdateExpression="REMOVE workspaceCount",
+    )
+    statuses = Counter(make_workspace(live, seeded.human_token).status_code for _ in range(3))
+    assert statuses == {201: 1, 409: 2}
 
 
 # -- the account's last human token --------------------------------------------------------------

@@ -47,7 +47,7 @@ def list_workspaces(human: HumanDep, rt: RuntimeDep) -> list[dict]:
     return [w.summary() for w in rt.accounts.list_workspaces(human.account_id)]
 
 
-@router.post("", status_code=status.HTTP_201_CREATED, response_model=CreatedWorkspace)
+@router.post("", status_code=status.HTTP_201_CREATED, response_model=CreatedWorkspace, responses=problem_responses(409))
 def create_workspace(body: WorkspaceIn, human: HumanDep, rt: RuntimeDep) -> dict:
     workspace, token = accounts.create_workspace(rt.accounts, human.account_id, body.title, body.mission)
     return {**workspace.summary(), "agentToken": token.token, "tokenId": token.record.id}

@@ -18,6 +18,9 @@ class TokenKind(StrEnum):
 AGENT_TOKENS_PER_WORKSPACE = 64
 HUMAN_TOKENS_PER_ACCOUNT = 20
 TOKEN_CAPS = {TokenKind.AGENT: AGENT_TOKENS_PER_WORKSPACE, TokenKind.HUMAN: HUMAN_TOKENS_PER_ACCOUNT}
+# Workspaces an account may hold: each brings up to AGENT_TOKENS_PER_WORKSPACE tokens, each with its own rate limit,
+# so without this cap the token caps would not bound what one account may send.
+WORKSPACES_PER_ACCOUNT = 100
 # Revoking never leaves an account without a human token: nobody could administer it any more.
 FEWEST_HUMAN_TOKENS = 1
 

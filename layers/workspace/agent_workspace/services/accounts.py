@@ -7,7 +7,7 @@ from agent_workspace.domain.errors import NotFound, PayloadError
 from agent_workspace.domain.ids import new_id
 from agent_workspace.domain.models import Principal, TokenRecord, Workspace
 from agent_workspace.domain.text import check_plain, echo
-from agent_workspace.domain.tokens import TOKEN_CAPS, TokenKind, hash_token, new_token
+from agent_workspace.domain.tokens import TOKEN_CAPS, WORKSPACES_PER_ACCOUNT, TokenKind, hash_token, new_token
 from agent_workspace.observability import count
 from agent_workspace.store.accounts import AccountStore
 
@@ -67,6 +67,7 @@ def _checked_title(title: str) -> str:
 def create_workspace(
     store: AccountStore, account_id: str, title: str, mission: str, agent_token: str | None = None
 ) -> tuple[Workspace, IssuedToken]:
+    """A new workspace and its first agent token, unless the account already holds its cap of workspaces (409)."""
     title = _checked_title(title)
     if len(mission) > MISSION_MAX:
         raise PayloadError(f"mission is {len(mission)} characters; at most {MISSION_MAX}", field="mission")
@@ -75,7 +76,7 @@ def create_workspace(
     record = TokenRecord(
         id=new_id(), kind=TokenKind.AGENT, account_id=account_id, workspace_id=workspace.id, created_at=now_iso()
     )
-    store.create_workspace(workspace, (hash_token(secret), record))
+    store.create_workspace(workspace, (hash_token(secret), record), WORKSPACES_PER_ACCOUNT)
     count("WorkspaceCreated")
     return workspace, IssuedToken(secret, record)
 

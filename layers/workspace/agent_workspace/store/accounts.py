@@ -1,6 +1,7 @@
 """Accounts, their workspaces, and the tokens that reach them."""
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from boto3.dynamodb.conditions import Attr, ConditionBase
@@ -19,16 +20,39 @@ from agent_workspace.store.known_tokens import KnownTokens
 _CONTENTION_ROUNDS = 3
 _COUNT_ROUNDS = 6  # bounded retries when other mints or revocations of the same owner won the race
 
-# The owner's count of its live tokens: the workspace item counts its agent tokens, the account item its human
-# tokens. Every mint and revocation moves it in the transaction that writes the token, under one of these.
+
+@dataclass(frozen=True)
+class _Counter:
+    """A count kept on an owner item and moved in the transaction that adds or removes what it counts.
+
+    The workspace item counts its agent tokens, the account item its human tokens and its workspaces. `prefix`
+    is the sort-key prefix of the counted items in the account's partition: an owner stored before the count
+    was kept is counted from them once.
+    """
+
+    attribute: str
+    prefix: str
+
+    @property
+    def counted(self) -> ConditionBase:
+        return Attr(self.attribute).exists()
+
+    @property
+    def not_yet_counted(self) -> ConditionBase:
+        return EXISTS & Attr(self.attribute).not_exists()
+
+    def within(self, delta: int, bound: int) -> ConditionBase:
+        """An addition (`delta` > 0) stays below the cap `bound`; a removal leaves more than `bound`, the fewest."""
+        return Attr(self.attribute).lt(bound) if delta > 0 else Attr(self.attribute).gt(bound)
+
+
 _TOKEN_COUNT = "tokenCount"
-_COUNTED = Attr(_TOKEN_COUNT).exists()
-_NOT_YET_COUNTED = EXISTS & Attr(_TOKEN_COUNT).not_exists()  # an owner stored before tokens were counted
+_WORKSPACE_COUNT = "workspaceCount"
+_WORKSPACES = _Counter(_WORKSPACE_COUNT, keys.WORKSPACE_SK_PREFIX)
 
 
-def _within(delta: int, bound: int) -> ConditionBase:
-    """A mint (`delta` > 0) stays below the cap `bound`; a revocation leaves more than `bound`, the fewest."""
-    return Attr(_TOKEN_COUNT).lt(bound) if delta > 0 else Attr(_TOKEN_COUNT).gt(bound)
+def _tokens_of(workspace_id: str | None) -> _Counter:
+    return _Counter(_TOKEN_COUNT, keys.token_ref_prefix(_scope(workspace_id)))
 
 
 def _room_in_window(window: int, limit: int) -> ConditionBase:
@@ -61,6 +85,7 @@ class AccountStore:
             "title": title,
             "createdAt": created_at,
             _TOKEN_COUNT: 1,
+            _WORKSPACE_COUNT: 0,
         }
         with translating_errors(f"account {account_id} already exists"):
             self._db.transact_write_items(
@@ -70,8 +95,12 @@ class AccountStore:
                 ]
             )
 
-    def create_workspace(self, workspace: Workspace, first_token: tuple[str, TokenRecord]) -> None:
-        """Write the workspace and its first agent token in one transaction: never one without the other."""
+    def create_workspace(self, workspace: Workspace, first_token: tuple[str, TokenRecord], cap: int) -> None:
+        """Write the workspace and its first agent token in one transaction: never one without the other.
+
+        The same transaction counts the workspace on its account, which must exist (a workspace is never
+        orphaned, `NotFound`) and hold fewer than `cap` workspaces (`Conflict`).
+        """
         token_hash, token = first_token
         item = {
             keys.PK: keys.account_pk(workspace.account_id),
@@ -84,21 +113,21 @@ class AccountStore:
             "taskCounts": {status: 0 for status in STATUSES},
             _TOKEN_COUNT: 1,
         }
-        with translating_errors(f"workspace {workspace.id} already exists"):
-            self._db.transact_write_items(
-                TransactItems=[
-                    # The account must exist: a workspace is never orphaned.
-                    {
-                        "ConditionCheck": {
-                            "TableName": self._table,
-                            "Key": key(keys.account_pk(workspace.account_id), keys.ACCOUNT_SK),
-                            **only_if(EXISTS),
-                        }
-                    },
-                    {"Put": {"TableName": self._table, "Item": to_item(item), **only_if(NEW_ITEM)}},
-                    *self._token_puts(token_hash, token),
-                ]
-            )
+        self._counted_write(
+            _owner_key(workspace.account_id, None),
+            _WORKSPACES,
+            +1,
+            cap,
+            [
+                {"Put": {"TableName": self._table, "Item": to_item(item), **only_if(NEW_ITEM)}},
+                *self._token_puts(token_hash, token),
+            ],
+            refused=lambda held: Conflict(
+                f"account {workspace.account_id} already has {held} workspaces, the most it may hold ({cap})"
+            ),
+            missing=NotFound(f"no account {workspace.account_id}"),
+            lost=f"workspace {workspace.id} already exists",
+        )
 
     def get_account(self, account_id: str) -> dict[str, Any] | None:
         return get_item(self._db, self._table, keys.account_pk(account_id), keys.ACCOUNT_SK, False)
@@ -158,8 +187,8 @@ class AccountStore:
         """
         owner = _owner_name(token.account_id, token.workspace_id)
         self._counted_write(
-            token.account_id,
-            token.workspace_id,
+            _owner_key(token.account_id, token.workspace_id),
+            _tokens_of(token.workspace_id),
             +1,
             cap,
             self._token_puts(token_hash, token),
@@ -273,8 +302,8 @@ class AccountStore:
             raise NotFound(f"no token {token_id} in {where}")
         values = from_item(ref)
         self._counted_write(
-            account_id,
-            workspace_id,
+            _owner_key(account_id, workspace_id),
+            _tokens_of(workspace_id),
             -1,
             None if workspace_id is not None else FEWEST_HUMAN_TOKENS,
             [
@@ -292,8 +321,8 @@ class AccountStore:
 
     def _counted_write(
         self,
-        account_id: str,
-        workspace_id: str | None,
+        owner: dict[str, Any],
+        counter: _Counter,
         delta: int,
         bound: int | None,
         items: list[dict[str, Any]],
@@ -301,18 +330,17 @@ class AccountStore:
         missing: WorkspaceError,
         lost: str,
     ) -> None:
-        """`items` written with the owner's token count moved by `delta`, in one transaction that holds the count
-        below `bound` (a mint's cap) or above it (the fewest a revocation may leave); None: no bound.
+        """`items` written with the `owner`'s `counter` moved by `delta`, in one transaction that holds the count
+        below `bound` (a cap) or above it (the fewest a removal may leave); None: no bound.
 
-        The condition, not a read before, is what decides, so of many concurrent mints at the cap (or
-        revocations of the last tokens) only those that fit succeed. A failed count is read once to say why:
-        `missing` owner, `refused(count)`, or a race lost, retried. An owner stored before tokens were counted
-        is counted from its token references, and that count is written only while there still is none.
+        The condition, not a read before, is what decides, so of many concurrent additions at the cap (or
+        removals of the last tokens) only those that fit succeed. A failed count is read once to say why:
+        `missing` owner, `refused(count)`, or a race lost, retried. An owner stored before the count was kept
+        is counted from the counted items, and that count is written only while there still is none.
         """
-        owner = _owner_key(account_id, workspace_id)
-        uncounted: int | None = None  # the owner's tokens as its references count them, while it has no count
+        uncounted: int | None = None  # the owner's items as a query counts them, while it has no count
         for attempt in range(_COUNT_ROUNDS):
-            count_item = self._count_change(owner, delta, bound, uncounted)
+            count_item = self._count_change(owner, counter, delta, bound, uncounted)
             try:
                 with translating_errors(lost):
                     self._db.transact_write_items(TransactItems=[count_item, *items])
@@ -326,32 +354,30 @@ class AccountStore:
             stored = get_item(self._db, self._table, owner["PK"]["S"], owner["SK"]["S"])
             if stored is None:
                 raise missing
-            uncounted = self._count_references(account_id, workspace_id) if _TOKEN_COUNT not in stored else None
-            held = int(stored[_TOKEN_COUNT]) if uncounted is None else uncounted
+            uncounted = self._count_items(owner["PK"]["S"], counter.prefix) if counter.attribute not in stored else None
+            held = int(stored[counter.attribute]) if uncounted is None else uncounted
             if bound is not None and not (held < bound if delta > 0 else held > bound):
                 raise refused(held)
             back_off(attempt)
         raise Unavailable("the store is busy; retry shortly")
 
     def _count_change(
-        self, owner: dict[str, Any], delta: int, bound: int | None, uncounted: int | None
+        self, owner: dict[str, Any], counter: _Counter, delta: int, bound: int | None, uncounted: int | None
     ) -> dict[str, Any]:
         if uncounted is not None:
-            update = Update().set(_TOKEN_COUNT, uncounted + delta).only_if(_NOT_YET_COUNTED)
+            update = Update().set(counter.attribute, uncounted + delta).only_if(counter.not_yet_counted)
         else:
-            update = Update().add(_TOKEN_COUNT, delta).only_if(_COUNTED)
+            update = Update().add(counter.attribute, delta).only_if(counter.counted)
             if bound is not None:
-                update.only_if(_within(delta, bound))
+                update.only_if(counter.within(delta, bound))
         return {"Update": {"TableName": self._table, "Key": owner, **update.params()}}
 
-    def _count_references(self, account_id: str, workspace_id: str | None) -> int:
-        """The owner's live tokens, counted from their references (`Select COUNT`: no item comes back)."""
+    def _count_items(self, partition: str, prefix: str) -> int:
+        """The partition's items under `prefix`, counted (`Select COUNT`: no item comes back)."""
         request: dict[str, Any] = {
             "TableName": self._table,
             "KeyConditionExpression": "PK = :pk AND begins_with(SK, :prefix)",
-            "ExpressionAttributeValues": to_item(
-                {":pk": keys.account_pk(account_id), ":prefix": keys.token_ref_prefix(_scope(workspace_id))}
-            ),
+            "ExpressionAttributeValues": to_item({":pk": partition, ":prefix": prefix}),
             "Select": "COUNT",
         }
         total = 0
