@@ -42,6 +42,7 @@ import botocore.endpoint
 import httpx
 import pytest
 from botocore.awsrequest import AWSResponse
+from botocore.exceptions import ConnectionClosedError, ConnectTimeoutError, EndpointConnectionError, ReadTimeoutError
 
 from agent_workspace.domain.errors import Unavailable
 from agent_workspace.domain.models import Actor
@@ -52,7 +53,8 @@ from agent_workspace.services import accounts, events
 from agent_workspace.store.clients import AwsClients
 from agent_workspace.store.dynamo import from_item
 from agent_workspace.workers import fan_out
-from tests.support import call
+from tests.integration.test_auth_and_api import workspace_get
+from tests.support import LiveServer, bearer, call, free_port
 
 pytestmark = pytest.mark.anyio
 
@@ -184,6 +186,12 @@ def backoff(monkeypatch: pytest.MonkeyPatch) -> Backoff:
     recorder = Backoff()
     monkeypatch.setattr(botocore.endpoint, "time", recorder)
     return recorder
+
+
+@pytest.fixture
+def free_port_url() -> str:
+    """An endpoint nothing listens on: every connection to it is refused."""
+    return f"http://127.0.0.1:{free_port()}"
 
 
 # -- what is stored ----------------------------------------------------------------------------------
@@ -862,3 +870,52 @@ def test_injections_are_removed_when_their_block_ends(runtime):
     with failing(runtime.clients.s3, "PutObject", S3_500, times=0) as counted:
         runtime.blobs.put(key, b"x", "text/plain")
     assert counted.attempts == 1 and content(runtime, key) == b"x"
+
+
+# == the network failing while a token is checked ======================================================
+
+UNREACHABLE = "the store could not be reached; retry shortly"
+INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}
+
+
+def unreachable_problem(response: httpx.Response) -> None:
+    """The one answer to a store outage, on /api and /mcp alike: 503 problem JSON with Retry-After."""
+    assert_503(response, UNREACHABLE)
+
+
+def test_a_dead_store_endpoint_answers_503_with_retry_after_on_api_and_mcp(runtime, seeded, free_port_url):
+    dead = Runtime(settings=runtime.settings, clients=AwsClients("us-east-1", free_port_url))
+    with LiveServer(dead) as server:
+        api = httpx.get(f"{server.url}/api/workspaces", headers=bearer(seeded.human_token), timeout=30)
+        mcp = httpx.post(f"{server.url}/mcp", json=INITIALIZE, headers=bearer(seeded.agent_token), timeout=30)
+    unreachable_problem(api)
+    unreachable_problem(mcp)
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        EndpointConnectionError(endpoint_url="https://dynamodb"),
+        ConnectTimeoutError(endpoint_url="https://dynamodb"),
+        ReadTimeoutError(endpoint_url="https://dynamodb"),
+        ConnectionClosedError(endpoint_url="https://dynamodb"),
+    ],
+    ids=lambda error: type(error).__name__,
+)
+def test_the_network_failing_while_a_known_token_is_counted_answers_503_not_500(runtime, seeded, live, error):
+    """A token this instance has seen is checked by the counting UpdateItem alone: its failure is an outage too."""
+    assert httpx.get(f"{live.url}/api/workspaces", headers=bearer(seeded.human_token), timeout=30).status_code == 200
+    assert workspace_get(live, seeded.agent_token).status_code == 200
+
+    def cut(**_: Any) -> None:
+        raise error
+
+    events = runtime.clients.dynamodb.meta.events
+    events.register("before-send.dynamodb.UpdateItem", cut)
+    try:
+        api = httpx.get(f"{live.url}/api/workspaces", headers=bearer(seeded.human_token), timeout=30)
+        mcp = httpx.post(f"{live.url}/mcp", json=INITIALIZE, headers=bearer(seeded.agent_token), timeout=30)
+    finally:
+        events.unregister("before-send.dynamodb.UpdateItem", cut)
+    unreachable_problem(api)
+    unreachable_problem(mcp)

@@ -7,7 +7,7 @@ it never lands in access logs.
 from starlette.datastructures import Headers
 from starlette.requests import HTTPConnection
 
-from agent_workspace.domain.errors import Forbidden, RateLimited, Unauthorized
+from agent_workspace.domain.errors import Forbidden, RateLimited, Unauthorized, Unavailable, WorkspaceError
 from agent_workspace.domain.models import Principal
 from agent_workspace.domain.tokens import TokenKind, hash_token
 from agent_workspace.runtime import Runtime
@@ -50,3 +50,13 @@ def base_url(runtime: Runtime, connection: HTTPConnection) -> str:
 
 def www_authenticate(runtime: Runtime, connection: HTTPConnection) -> str:
     return f'Bearer resource_metadata="{base_url(runtime, connection)}{METADATA_PATH}"'
+
+
+def error_headers(runtime: Runtime, connection: HTTPConnection, error: WorkspaceError) -> dict[str, str]:
+    """The headers an error's HTTP answer carries, the same on /api and /mcp: how to authenticate after a 401,
+    when to come back after a 429 or a 503 (a store busy or out of reach)."""
+    if isinstance(error, Unauthorized):
+        return {"WWW-Authenticate": www_authenticate(runtime, connection)}
+    if isinstance(error, RateLimited | Unavailable):
+        return {"Retry-After": str(error.retry_after)}
+    return {}

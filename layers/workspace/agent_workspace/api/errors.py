@@ -15,8 +15,8 @@ from starlette.exceptions import HTTPException
 
 from agent_workspace.api import asgi_json
 from agent_workspace.api.asgi_json import PROBLEM_JSON
-from agent_workspace.api.auth import www_authenticate
-from agent_workspace.domain.errors import RateLimited, Unauthorized, Unavailable, WorkspaceError, field_path
+from agent_workspace.api.auth import error_headers
+from agent_workspace.domain.errors import WorkspaceError, field_path
 from agent_workspace.domain.text import DETAIL_MAX, echo
 from agent_workspace.observability import logger
 
@@ -53,14 +53,7 @@ def problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
 def install(app: FastAPI) -> None:
     @app.exception_handler(WorkspaceError)
     async def workspace_error(request: Request, error: WorkspaceError) -> JSONResponse:
-        headers = {}
-        if isinstance(error, Unauthorized):
-            headers["WWW-Authenticate"] = www_authenticate(request.app.state.runtime, request)
-        if isinstance(error, Unavailable):
-            headers["Retry-After"] = "2"
-        if isinstance(error, RateLimited):
-            headers["Retry-After"] = str(error.retry_after)
-        return problem(error.http_status, error.message, headers)
+        return problem(error.http_status, error.message, error_headers(request.app.state.runtime, request, error))
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(request: Request, error: RequestValidationError) -> JSONResponse:

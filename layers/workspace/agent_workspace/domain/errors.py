@@ -65,9 +65,12 @@ class Unauthorized(WorkspaceError):
 
 
 class Unavailable(WorkspaceError):
-    """A dependency (DynamoDB, S3, SQS) failed in a way that is worth retrying."""
+    """A dependency (DynamoDB, S3, SQS) failed in a way that is worth retrying: busy, or out of reach.
+
+    `retry_after` (seconds) is what the HTTP answer's Retry-After says."""
 
     http_status = 503
+    retry_after = 2
 
 
 class Failed(WorkspaceError):

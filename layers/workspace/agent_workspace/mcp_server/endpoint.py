@@ -15,9 +15,9 @@ from starlette.requests import HTTPConnection
 from starlette.types import Receive, Scope, Send
 
 from agent_workspace.api.asgi_json import send_problem
-from agent_workspace.api.auth import authenticate, base_url, www_authenticate
+from agent_workspace.api.auth import authenticate, base_url, error_headers
 from agent_workspace.blocking import invocation_deadline, run_blocking
-from agent_workspace.domain.errors import RateLimited, Unauthorized, WorkspaceError
+from agent_workspace.domain.errors import WorkspaceError
 from agent_workspace.domain.tokens import TokenKind
 from agent_workspace.mcp_server.registry import Call
 from agent_workspace.mcp_server.server import REQUEST_STATE_KEY
@@ -42,11 +42,8 @@ class McpEndpoint:
         try:
             principal = await run_blocking(authenticate, self._runtime, connection.headers, TokenKind.AGENT)
         except WorkspaceError as error:
-            extra = []
-            if isinstance(error, Unauthorized):
-                extra = [(b"www-authenticate", www_authenticate(self._runtime, connection).encode())]
-            if isinstance(error, RateLimited):
-                extra = [(b"retry-after", str(error.retry_after).encode())]
+            headers = error_headers(self._runtime, connection, error)
+            extra = [(name.lower().encode(), value.encode()) for name, value in headers.items()]
             await send_problem(send, error.http_status, error.message, extra)
             return
         scope.setdefault("state", {})[REQUEST_STATE_KEY] = Call(

@@ -262,21 +262,24 @@ class AccountStore:
         raise Unavailable("the store is busy; retry shortly")
 
     def _count_request(self, token_key: dict[str, Any], update: Update) -> Any:
-        """The token's attributes after the update; else None (no token) or its `rateWindow` as it stands."""
-        try:
-            response = self._db.update_item(
-                TableName=self._table,
-                Key=token_key,
-                **update.params(),
-                ReturnValues="ALL_NEW",
-                ReturnValuesOnConditionCheckFailure="ALL_OLD",
-            )
-        except ClientError as error:
-            if error.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
-                with translating_errors():
+        """The token's attributes after the update; else None (no token) or its `rateWindow` as it stands.
+
+        Any other failure, the network's included, is translated: the token check is a request's first store
+        call, and an outage there must answer 503 like everywhere else, not 500."""
+        with translating_errors():
+            try:
+                response = self._db.update_item(
+                    TableName=self._table,
+                    Key=token_key,
+                    **update.params(),
+                    ReturnValues="ALL_NEW",
+                    ReturnValuesOnConditionCheckFailure="ALL_OLD",
+                )
+            except ClientError as error:
+                if error.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
                     raise
-            old = error.response.get("Item")
-            return None if not old else int(from_item(old).get("rateWindow", -1))
+                old = error.response.get("Item")
+                return None if not old else int(from_item(old).get("rateWindow", -1))
         return from_item(response["Attributes"])
 
     def list_tokens(self, account_id: str, workspace_id: str | None) -> list[TokenRecord]:

@@ -6,13 +6,8 @@ from decimal import Decimal
 from typing import Any
 
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
-from botocore.exceptions import (
-    ClientError,
-    ConnectionClosedError,
-    ConnectTimeoutError,
-    EndpointConnectionError,
-    ReadTimeoutError,
-)
+from botocore.exceptions import ClientError, HTTPClientError
+from botocore.exceptions import ConnectionError as BotocoreConnectionError
 
 from agent_workspace.backoff import back_off
 from agent_workspace.domain.errors import Conflict, Unavailable
@@ -20,6 +15,10 @@ from agent_workspace.store.cursor import decode_cursor, encode_cursor
 
 _serializer = TypeSerializer()
 _deserializer = TypeDeserializer()
+
+# The network failing between us and AWS: no connection (refused, DNS, TLS, proxy, connect timeout), or one that
+# broke or timed out mid-answer (read timeout, closed). Missing credentials or region stay bugs, not outages.
+UNREACHABLE = (BotocoreConnectionError, HTTPClientError)
 
 _RETRYABLE_CODES = {
     "ProvisionedThroughputExceededException",
@@ -88,8 +87,7 @@ def translating_errors(
         if code in _RETRYABLE_CODES or error.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0) >= 500:
             raise Unavailable(f"the {service} is busy; retry shortly") from error
         raise
-    except (EndpointConnectionError, ConnectTimeoutError, ReadTimeoutError, ConnectionClosedError) as error:
-        # Only network failures are worth a retry; missing credentials or region are configuration bugs.
+    except UNREACHABLE as error:
         raise Unavailable(f"the {service} could not be reached; retry shortly") from error
 
 
