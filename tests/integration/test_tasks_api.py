@@ -5,7 +5,10 @@ import json
 
 import httpx
 import pytest
+from botocore.exceptions import ClientError
 
+from agent_workspace.domain.errors import PayloadError
+from agent_workspace.domain.tasks import TaskFilter
 from agent_workspace.local.stack import seed
 from tests.support import PROBLEM, TasksApi, assert_problem, b64, call, download_presigned
 
@@ -107,6 +110,61 @@ def test_a_tampered_cursor_gets_422(api, seeded):
     for cursor in ("not-a-cursor", "e30", foreign):
         assert_problem(api.listing(cursor=cursor), 422, "cursor")
         assert_problem(api.get(task_id, cursor=cursor), 422, "cursor")
+
+
+@pytest.fixture
+def aws_start_key_rule(runtime):
+    """DynamoDB's rule that moto does not enforce: a Query's ExclusiveStartKey must satisfy its key condition.
+    AWS answers a start key outside a `begins_with` range with this ValidationException; here it does too."""
+
+    def check(params: dict, **_) -> None:
+        start, condition = params.get("ExclusiveStartKey"), params.get("KeyConditionExpression", "")
+        if not start or "begins_with(GSI2SK, :status)" not in condition:
+            return
+        prefix = params["ExpressionAttributeValues"][":status"]["S"]
+        if not start["GSI2SK"]["S"].startswith(prefix):
+            raise ClientError(
+                {
+                    "Error": {
+                        "Code": "ValidationException",
+                        "Message": "The provided starting key is outside query boundaries based on provided conditions",
+                    },
+                    "ResponseMetadata": {"HTTPStatusCode": 400},
+                },
+                "Query",
+            )
+
+    events = runtime.clients.dynamodb.meta.events
+    events.register("before-parameter-build.dynamodb.Query", check)
+    yield
+    events.unregister("before-parameter-build.dynamodb.Query", check)
+
+
+def test_a_cursor_from_another_status_range_gets_422_naming_the_cursor(api, aws_start_key_rule):
+    for n in range(3):
+        api.new_task(title=f"task {n}")
+    first = api.listing(status="notstarted", limit=1).json()
+    cursor = first["nextCursor"]
+    assert cursor is not None
+
+    for other in ("completed", "ongoing"):
+        assert_problem(api.listing(status=other, cursor=cursor), 422, "cursor")
+    # In its own range, and in the listing of every status, the same cursor reads on.
+    assert len(api.listing(status="notstarted", cursor=cursor).json()["tasks"]) == 2
+    assert len(api.listing(cursor=cursor).json()["tasks"]) == 2
+
+
+def test_the_boards_filtered_listing_refuses_a_cursor_from_another_status_range(
+    api, runtime, seeded, aws_start_key_rule
+):
+    for n in range(3):
+        api.new_task(title=f"task {n}")
+    cursor = api.listing(status="notstarted", limit=1).json()["nextCursor"]
+    with pytest.raises(PayloadError) as refused:
+        runtime.tasks.list_filtered(seeded.workspace_id, "completed", TaskFilter(), 10, cursor)
+    assert refused.value.field == "cursor"
+    tasks, _ = runtime.tasks.list_filtered(seeded.workspace_id, "notstarted", TaskFilter(), 10, cursor)
+    assert len(tasks) == 2
 
 
 def test_get_shows_the_conversation_oldest_first_and_the_history(api):

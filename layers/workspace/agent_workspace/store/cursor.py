@@ -17,11 +17,16 @@ def cursor_after(item_key: dict[str, Any]) -> str:
 
 
 def decode_cursor(
-    cursor: str | None, partition: dict[str, str], other_keys: tuple[str, ...], sk_prefix: str | None = None
+    cursor: str | None,
+    partition: dict[str, str],
+    other_keys: tuple[str, ...],
+    sk_prefix: str | None = None,
+    sort_key: str = "SK",
 ) -> dict[str, Any] | None:
     """The start key, which must lie in the partition being read (a cursor never crosses workspaces)
-    and hold exactly the key attributes the read needs; with `sk_prefix`, a sort key in the range read
-    (DynamoDB refuses a start key outside a Query's `begins_with`, which would be a 500, not a 422)."""
+    and hold exactly the key attributes the read needs; with `sk_prefix`, a `sort_key` (the table's or an
+    index's) in the range read (DynamoDB refuses a start key outside a Query's `begins_with`, which would be
+    a 500, not a 422)."""
     if not cursor:
         return None
     try:
@@ -32,7 +37,7 @@ def decode_cursor(
             and all(key.get(name) == {"S": value} for name, value in partition.items())
             and set(key) == {*partition, *other_keys}
             and all(isinstance(key[name], dict) and isinstance(key[name].get("S"), str) for name in other_keys)
-            and (sk_prefix is None or key["SK"]["S"].startswith(sk_prefix))
+            and (sk_prefix is None or key[sort_key]["S"].startswith(sk_prefix))
         )
     except (ValueError, UnicodeDecodeError):
         valid = False

@@ -118,10 +118,16 @@ def listing_sk(status: str, created_at: str, item_id: str) -> str:
     return f"{status}#{created_at}#{item_id}"
 
 
+def listing_prefix(status: str | None) -> str | None:
+    """The GSI2 sort-key prefix of one status's range; None: every status."""
+    return f"{status}#" if status else None
+
+
 def listing_condition(partition: str, status: str | None) -> tuple[str, dict[str, str]]:
     """The GSI2 key condition (and its values) for one partition, narrowed to a status if given."""
-    if status:
-        return "GSI2PK = :pk AND begins_with(GSI2SK, :status)", {":pk": partition, ":status": f"{status}#"}
+    prefix = listing_prefix(status)
+    if prefix:
+        return "GSI2PK = :pk AND begins_with(GSI2SK, :status)", {":pk": partition, ":status": prefix}
     return "GSI2PK = :pk", {":pk": partition}
 
 

@@ -579,7 +579,7 @@ class TaskStore:
             request["FilterExpression"] = "assignee = :assignee"
             values[":assignee"] = assignee
         request["ExpressionAttributeValues"] = to_item(values)
-        start = decode_cursor(cursor, {keys.GSI2_PK: pk}, (keys.PK, keys.SK, keys.GSI2_SK))
+        start = decode_cursor(cursor, {keys.GSI2_PK: pk}, _LIST_KEYS, keys.listing_prefix(status), keys.GSI2_SK)
         if start is not None:
             request["ExclusiveStartKey"] = start
         tasks: list[Task] = []
@@ -622,7 +622,7 @@ class TaskStore:
             request["ExpressionAttributeNames"] = built.attribute_name_placeholders
             values |= built.attribute_value_placeholders
         request["ExpressionAttributeValues"] = to_item(values)
-        start = decode_cursor(cursor, {keys.GSI2_PK: pk}, (keys.PK, keys.SK, keys.GSI2_SK))
+        start = decode_cursor(cursor, {keys.GSI2_PK: pk}, _LIST_KEYS, keys.listing_prefix(status), keys.GSI2_SK)
         if start is not None:
             request["ExclusiveStartKey"] = start
         tasks: list[Task] = []
@@ -794,6 +794,10 @@ def _list_key(task: Task) -> dict[str, Any]:
             keys.GSI2_SK: keys.listing_sk(task.status, task.created_at, task.id),
         }
     )
+
+
+# A listing cursor's key: the index's, and the table's it needs to resume.
+_LIST_KEYS = (keys.PK, keys.SK, keys.GSI2_SK)
 
 
 def _cursor_at(workspace_id: str, sk: str) -> str:
