@@ -1,6 +1,7 @@
 """Authentication, isolation and the human REST API, over real HTTP against uvicorn."""
 
 import json
+import re
 
 import httpx
 import pytest
@@ -210,3 +211,71 @@ def test_human_token_routes_never_reach_agent_tokens_or_another_account(live, ru
     )
     assert httpx.get(f"{live.url}/api/tokens", headers=bearer(seeded.agent_token)).status_code == 403
     assert httpx.get(f"{live.url}/api/workspaces", headers=bearer(seeded.human_token)).status_code == 200
+
+
+# -- malformed JSON-RPC bodies -------------------------------------------------------------------
+
+# What must never reach a caller: pydantic's texts, Python's names for types and exceptions, stack details.
+INTERNALS = re.compile(
+    r"pydantic|validation error|input_value|input_type|type=|union\[|Traceback|File \"|line \d+ column|"
+    r"JSONRPC(Request|Notification|Response|Error)|model_type|errors\.pydantic|NoneType|\bdict\b|\blist\b|Exception",
+    re.IGNORECASE,
+)
+
+
+def assert_plain_jsonrpc_error(response: httpx.Response, code: int) -> str:
+    """A JSON-RPC error with no id, the given code and a message of our own; returned."""
+    assert response.status_code == 400, response.text
+    assert response.headers["content-type"].startswith("application/json")
+    body = response.json()
+    assert set(body) == {"jsonrpc", "id", "error"} and body["jsonrpc"] == "2.0" and body["id"] is None, body
+    assert set(body["error"]) == {"code", "message"} and body["error"]["code"] == code, body
+    message = body["error"]["message"]
+    assert not INTERNALS.search(message), message
+    assert len(message) < 300, message
+    return message
+
+
+def mcp_raw(live, token: str, body: bytes) -> httpx.Response:
+    return httpx.post(f"{live.url}/mcp", content=body, headers={**MCP_HEADERS, **bearer(token)}, timeout=10)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        json.dumps([INIT]).encode(),
+        b"[]",
+        b"[1, 2]",
+        json.dumps([INIT, INIT]).encode(),
+    ],
+    ids=["batch-of-one", "empty-batch", "batch-of-numbers", "batch-of-two"],
+)
+def test_a_json_rpc_batch_gets_a_plain_invalid_request_error(live, seeded, body):
+    message = assert_plain_jsonrpc_error(mcp_raw(live, seeded.agent_token, body), -32600)
+    assert "batch" in message
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'"a string"',
+        b"null",
+        b"42",
+        b'{"jsonrpc": "2.0"}',
+        b'{"jsonrpc": "1.0", "id": 1, "method": "initialize"}',
+        b'{"jsonrpc": "2.0", "id": 1, "method": null}',
+        b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": []}',
+        b'{"jsonrpc": "2.0", "id": 1, "method": 7}',
+    ],
+)
+def test_a_malformed_json_rpc_message_gets_a_plain_invalid_request_error(live, seeded, body):
+    assert_plain_jsonrpc_error(mcp_raw(live, seeded.agent_token, body), -32600)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [b"not json", b'{"jsonrpc": "2.0",', b"\xff\xfe", b"[" * 100_000, b'{"a": "\\ud800"'],
+    ids=["words", "cut-short", "not-utf8", "nested-100000-deep", "unterminated-surrogate"],
+)
+def test_a_body_that_is_not_json_gets_a_plain_parse_error(live, seeded, body):
+    assert_plain_jsonrpc_error(mcp_raw(live, seeded.agent_token, body), -32700)
