@@ -2,6 +2,7 @@
 
 It replaces uvicorn's access log, which prints the query string (where a misplaced token would be).
 In Lambda the platform logs each invocation already, and a warm call should not pay for a second line.
+A path that carries a secret (a signed link's token) is logged with the secret redacted (`loggable_path`).
 """
 
 import time
@@ -10,6 +11,18 @@ from starlette.types import Message, Receive, Scope, Send
 
 from agent_workspace.api.middleware import HttpMiddleware
 from agent_workspace.observability import logger
+
+# Paths whose rest is a signed link's token, a bearer credential for what it links to: never logged.
+SECRET_PATH_PREFIXES = ("/answer/",)
+REDACTED = "<redacted>"
+
+
+def loggable_path(path: str) -> str:
+    """`path` as a log line may show it: a signed link's token replaced by a marker."""
+    for prefix in SECRET_PATH_PREFIXES:
+        if path.startswith(prefix):
+            return prefix + REDACTED
+    return path
 
 
 class AccessLog(HttpMiddleware):
@@ -30,7 +43,7 @@ class AccessLog(HttpMiddleware):
                 "request",
                 extra={
                     "method": scope["method"],
-                    "path": scope["path"],
+                    "path": loggable_path(scope["path"]),
                     "status": status,
                     "duration_ms": round((time.perf_counter() - started) * 1000, 1),
                 },

@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException
 
 from agent_workspace.api import asgi_json
+from agent_workspace.api.access_log import loggable_path
 from agent_workspace.api.asgi_json import PROBLEM_JSON
 from agent_workspace.api.auth import error_headers
 from agent_workspace.domain.errors import WorkspaceError, field_path
@@ -76,7 +77,7 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, error: Exception) -> JSONResponse:
-        logger.exception("request failed", extra={"path": echo(request.url.path)})
+        logger.exception("request failed", extra={"path": echo(loggable_path(request.url.path))})
         if request.url.path in _MCP_PATHS:
             return JSONResponse({"error": "internal error; retry shortly"}, status_code=500)
         return problem(500, "internal error; retry shortly")
