@@ -15,6 +15,7 @@ from agent_workspace.domain.notifications import (
     read_link,
     sign_link,
 )
+from agent_workspace.domain.web_push import check_push_endpoint
 
 KEY = b"k" * 32
 NOW = datetime(2026, 12, 3, 12, 0, tzinfo=UTC)
@@ -55,6 +56,52 @@ def test_the_local_stack_may_post_to_a_loopback_receiver_but_nowhere_else():
     assert check_slack_url("http://127.0.0.1:9000/hook", allow_loopback=True)
     with pytest.raises(PayloadError):
         check_slack_url("http://10.0.0.1:9000/hook", allow_loopback=True)
+
+
+# Hosts a check by urlsplit reads one way and the sender (urllib.request, which unquotes the host) another: a
+# %-escape, a backslash, user info, a control character, a non-ASCII dot. Refused, never normalised.
+AMBIGUOUS_HOSTS = [
+    "evil.example%2F.{host}",
+    "evil.example%00.{host}",
+    "{host}%2Eevil.example",
+    "evil.example\\.{host}",
+    "evil.example\\@{host}",
+    "evil.example@{host}",
+    ":@{host}",
+    "evil.example\t.{host}",
+    "evil.example\uff0e{host}",
+    "{HOST}",
+    "{host}.",
+    "{host}:443@evil.example",
+    "[::1].{host}",
+]
+
+
+@pytest.mark.parametrize("host", AMBIGUOUS_HOSTS)
+def test_a_slack_url_whose_host_parsers_could_read_differently_is_refused(host):
+    url = f"https://{host.format(host='hooks.slack.com', HOST='HOOKS.SLACK.COM')}/services/T0/B0/x"
+    with pytest.raises(PayloadError) as refused:
+        check_slack_url(url, allow_loopback=False)
+    assert refused.value.field == "slackWebhookUrl"
+
+
+@pytest.mark.parametrize("host", AMBIGUOUS_HOSTS)
+@pytest.mark.parametrize("service", ["fcm.googleapis.com", "wns2-par02p.notify.windows.com", "web.push.apple.com"])
+def test_a_push_endpoint_whose_host_parsers_could_read_differently_is_refused(host, service):
+    url = f"https://{host.format(host=service, HOST=service.upper())}/fcm/send/abc"
+    with pytest.raises(PayloadError) as refused:
+        check_push_endpoint(url, allow_loopback=False)
+    assert refused.value.field == "endpoint"
+
+
+def test_push_endpoints_of_the_browsers_services_are_accepted_with_escapes_in_their_query():
+    for url in [
+        "https://fcm.googleapis.com/fcm/send/dGVzdA:APA91b",
+        "https://updates.push.services.mozilla.com/wpush/v2/gAAAAABk",
+        "https://wns2-par02p.notify.windows.com/w/?token=AwYAAAD%2bXw%3d%3d",
+        "https://web.push.apple.com/QGx8",
+    ]:
+        assert check_push_endpoint(url, allow_loopback=False) == url
 
 
 def test_triggers_are_checked_and_kept_in_their_documented_order():

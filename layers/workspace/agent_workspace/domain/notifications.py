@@ -13,7 +13,7 @@ import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 from zoneinfo import ZoneInfo
 
 from agent_workspace.domain.errors import PayloadError
@@ -27,6 +27,11 @@ EMAIL_MAX = 254  # RFC 5321's path limit
 _EMAIL = re.compile(r"[^@\s\x00-\x1f\x7f]{1,64}@[A-Za-z0-9-]{1,63}(\.[A-Za-z0-9-]{1,63})+")
 SLACK_HOST = "hooks.slack.com"
 SLACK_URL_MAX = 300
+# A URL the server posts to is read by two parsers: urlsplit here, urllib.request (which unquotes the host) when
+# it is sent. Only text both read the same way passes: printable ASCII without backslashes, and an authority that
+# is a plain lowercase host name with an optional port (no user info, no %-escapes, no brackets).
+_PLAIN_URL = re.compile(r"[\x21-\x5b\x5d-\x7e]+")
+_PLAIN_AUTHORITY = re.compile(r"[a-z0-9-]+(\.[a-z0-9-]+)*(:[0-9]{1,5})?")
 _CLOCK = re.compile(r"([01]\d|2[0-3]):([0-5]\d)")
 
 LINK_MAX = 1024  # characters of a signed link's token; anything longer is refused unread
@@ -70,18 +75,37 @@ def check_email(value: str, field_name: str = "email") -> str:
     return value
 
 
+def plain_url_parts(value: str, field_name: str) -> SplitResult:
+    """The parts of a URL the server will post to, if every parser reads its host the same way; else refused
+    (never normalised), naming the field. The caller then checks the scheme, host and port it allows."""
+    if not _PLAIN_URL.fullmatch(value):
+        raise PayloadError(
+            f"{field_name} must be printable ASCII without spaces or backslashes; percent-encode the rest",
+            field=field_name,
+        )
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 - a port out of range raises here
+    except ValueError:
+        raise PayloadError(f"{field_name} is not a URL", field=field_name) from None
+    if not _PLAIN_AUTHORITY.fullmatch(parts.netloc):
+        raise PayloadError(
+            f"{field_name} must name its host plainly: a lowercase host name and an optional port, without user "
+            "info or %-escapes",
+            field=field_name,
+        )
+    return parts
+
+
 def check_slack_url(value: str, *, allow_loopback: bool, field_name: str = "slackWebhookUrl") -> str:
     """Only Slack's own incoming-webhook host on a deployed stack: the server posts to this URL, so it must
     never be a way to make it reach anything else. The local stack may post to a loopback receiver."""
     if len(value) > SLACK_URL_MAX:
         raise PayloadError(f"{field_name} is longer than {SLACK_URL_MAX} characters", field=field_name)
-    try:
-        parts = urlsplit(value)
-        port = parts.port
-    except ValueError:
-        raise PayloadError(f"{field_name} is not a URL", field=field_name) from None
-    if parts.username or parts.password or parts.fragment:
-        raise PayloadError(f"{field_name} must not carry user info or a fragment", field=field_name)
+    parts = plain_url_parts(value, field_name)
+    port = parts.port
+    if parts.fragment:
+        raise PayloadError(f"{field_name} must not carry a fragment", field=field_name)
     slack = parts.scheme == "https" and parts.hostname == SLACK_HOST and port in (None, 443)
     loopback = allow_loopback and parts.scheme == "http" and parts.hostname in ("127.0.0.1", "localhost")
     if not (slack and parts.path.startswith("/services/")) and not loopback:

@@ -9,10 +9,9 @@ import hashlib
 import hmac
 import secrets
 from typing import Any
-from urllib.parse import urlsplit
 
 from agent_workspace.domain.errors import PayloadError
-from agent_workspace.domain.notifications import b64url, from_b64url
+from agent_workspace.domain.notifications import b64url, from_b64url, plain_url_parts
 
 _P256_ORDER = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
 
@@ -47,14 +46,11 @@ def check_push_endpoint(value: str, *, allow_loopback: bool, field_name: str = "
         raise PayloadError(
             f"{field_name} must be a push service URL of at most {PUSH_ENDPOINT_MAX} characters", field=field_name
         )
-    try:
-        parts = urlsplit(value)
-        port = parts.port
-    except ValueError:
-        raise PayloadError(f"{field_name} is not a URL", field=field_name) from None
+    parts = plain_url_parts(value, field_name)
+    port = parts.port
     host = parts.hostname or ""
     known = host in PUSH_HOSTS or host.endswith(PUSH_HOST_SUFFIXES)
-    service = parts.scheme == "https" and known and port in (None, 443) and not parts.username
+    service = parts.scheme == "https" and known and port in (None, 443)
     loopback = allow_loopback and parts.scheme == "http" and host in ("127.0.0.1", "localhost")
     if not (service or loopback):
         raise PayloadError(f"{field_name} is not a browser push service's URL", field=field_name)
