@@ -9,7 +9,8 @@ from tests.e2e.test_console import WAIT_MS, sign_in
 SLACK = "http://127.0.0.1:9/services/T0/B0/secret"  # loopback: the local stack may post there
 
 
-def test_the_human_sets_where_and_when_to_hear_and_mutes_a_workspace(live, seeded, console):
+def test_the_human_sets_where_and_when_to_hear_and_mutes_a_workspace(live, runtime, seeded, console):
+    runtime.settings = runtime.settings.model_copy(update={"public_url": live.url})  # the confirmation mail's link
     page = console
     sign_in(page, live, seeded.human_token)
     page.get_by_text("Notifications", exact=True).click()
@@ -31,12 +32,14 @@ def test_the_human_sets_where_and_when_to_hear_and_mutes_a_workspace(live, seede
     expect(page.get_by_role("status")).to_contain_text("The notification settings are saved.", timeout=WAIT_MS)
     expect(form.get_by_text("A Slack webhook is set.")).to_be_visible()
     expect(form.get_by_label("Slack webhook URL")).to_have_value("")  # a secret: never shown again
+    expect(form.get_by_text("Unconfirmed — check your mail")).to_be_visible()
 
     headers = {"authorization": f"Bearer {seeded.human_token}"}
     with httpx.Client(base_url=live.url, headers=headers) as http:
         saved = http.get("/api/notifications").json()
         assert saved | {"updatedAt": None} == {
             "email": "me@example.com",
+            "emailConfirmed": False,
             "slack": True,
             "triggers": ["question", "blocker", "siteCall", "toolApproval", "humanTask", "review"],
             "quietHours": {"start": "22:30", "end": "06:45", "timeZone": "Europe/Istanbul"},

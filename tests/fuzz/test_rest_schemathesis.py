@@ -41,7 +41,13 @@ def api(moto_endpoint, aws_clients) -> Iterator[Api]:
     # One token sends every request of the run, far more than the default 600 a minute: at that limit most of
     # the run would be answered 429 and test nothing behind the limiter (tests/integration/test_rate_limit.py
     # covers the limiter itself). The question stays open for the run, so an answer to it can be accepted.
-    with furnished_world(moto_endpoint, aws_clients, question_seconds=3600, rate_limit_per_minute=1_000_000) as world:
+    with furnished_world(
+        moto_endpoint,
+        aws_clients,
+        question_seconds=3600,
+        rate_limit_per_minute=1_000_000,
+        public_url="http://127.0.0.1",
+    ) as world:
         runtime, seeded = world.runtime, world.seeded
         other, _ = accounts.create_workspace(runtime.accounts, seeded.account_id, "Other", "Another workspace.", None)
         with LiveServer(runtime) as server:

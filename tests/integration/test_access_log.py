@@ -32,10 +32,11 @@ async def test_each_request_is_logged_with_method_path_and_status_but_not_its_qu
 
 
 @pytest.mark.parametrize("method", ["GET", "POST"])
-async def test_an_answer_links_token_never_reaches_the_log(client, logged, method):
-    await client.request(method, f"/answer/{LINK_TOKEN}")
+@pytest.mark.parametrize("prefix", ["/answer/", "/confirm-email/"])
+async def test_a_signed_links_token_never_reaches_the_log(client, logged, method, prefix):
+    await client.request(method, f"{prefix}{LINK_TOKEN}")
     [line] = lines(logged)
-    assert line["path"] == "/answer/<redacted>"
+    assert line["path"] == f"{prefix}<redacted>"
     assert "signature-that" not in logged.getvalue() and LINK_TOKEN not in logged.getvalue()
 
 

@@ -466,7 +466,8 @@ def leaked(text: str, ids: set[str], sent: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def world(moto_endpoint: str, aws_clients: AwsClients) -> World:
-    rt = local_runtime(moto_endpoint, clients=aws_clients)
+    # A public URL, as every deployed stack has: setting an e-mail address mails a link to confirm it.
+    rt = local_runtime(moto_endpoint, clients=aws_clients, public_url="http://127.0.0.1")
     with LiveServer(rt) as server, httpx.Client(base_url=server.url, timeout=30) as http:
         yield build_world(rt, http)
 

@@ -16,6 +16,7 @@ import httpx
 import pytest
 from moto.backends import get_backend
 
+from agent_workspace.domain.notifications import CONFIRMATION_SUBJECT
 from agent_workspace.local.provision import LOCAL_SENDER
 from agent_workspace.workers import fan_out
 from tests.integration.test_elicit import create_task
@@ -74,12 +75,13 @@ def address() -> str:
 
 @pytest.fixture
 def configured(runtime, live, human, slack, address):
-    """The stack knows its URL (links point there); the human wants e-mail and Slack."""
+    """The stack knows its URL (links point there); the human wants e-mail and Slack, and confirmed the address."""
     runtime.settings = runtime.settings.model_copy(update={"public_url": live.url, "agent_wait_seconds": 0.3})
     changed = human.patch("/api/notifications", json={"email": address, "slackWebhookUrl": slack.url})
     assert changed.status_code == 200, changed.text
     assert changed.json() | {"updatedAt": None} == {
         "email": address,
+        "emailConfirmed": False,
         "slack": True,
         "triggers": ["question", "blocker", "siteCall", "toolApproval", "humanTask", "review", "failedRun"],
         "quietHours": None,
@@ -87,11 +89,46 @@ def configured(runtime, live, human, slack, address):
         "updatedAt": None,
     }
     assert slack.url not in changed.text  # a secret: never shown again
+    deliver_queue(runtime)  # the confirmation mail leaves from the events queue
+    confirm(live, confirmation_link(address))
+    assert human.get("/api/notifications").json()["emailConfirmed"] is True
+
+
+@pytest.fixture
+def linked(runtime, live):
+    """The stack knows its URL, so confirmation and answer links can be made."""
+    runtime.settings = runtime.settings.model_copy(update={"public_url": live.url, "agent_wait_seconds": 0.3})
+
+
+CONFIRM_LINK = re.compile(r"(http://\S+/confirm-email/\S+)")
+
+
+def confirmation_mails(address: str) -> list[Any]:
+    ses = get_backend("ses")["123456789012"]["us-east-1"]
+    return [
+        m for m in ses.sent_messages if address in m.destinations["ToAddresses"] and m.subject == CONFIRMATION_SUBJECT
+    ]
+
+
+def confirmation_link(address: str) -> str:
+    """The link of the latest confirmation mail to `address`."""
+    [link] = CONFIRM_LINK.findall(confirmation_mails(address)[-1].body)
+    return link
+
+
+def confirm(live, link: str) -> httpx.Response:
+    with httpx.Client() as browser:
+        shown = browser.get(link)  # what a mail scanner does: nothing is confirmed
+        assert shown.status_code in (200, 409, 422), shown.text
+        return browser.post(link, headers={"origin": live.url})
 
 
 def emails_to(address: str) -> list[Any]:
+    """The notifications mailed to `address` (its confirmation mails apart)."""
     ses = get_backend("ses")["123456789012"]["us-east-1"]
-    return [m for m in ses.sent_messages if address in m.destinations["ToAddresses"]]
+    return [
+        m for m in ses.sent_messages if address in m.destinations["ToAddresses"] and m.subject != CONFIRMATION_SUBJECT
+    ]
 
 
 def deliver_queue(runtime) -> list[dict]:
@@ -275,7 +312,7 @@ def test_bad_settings_are_refused_naming_the_field_and_nothing_changes(runtime, 
     assert human.get("/api/notifications").json() == before
 
 
-def test_a_settings_change_that_lost_a_race_is_refused(runtime, seeded):
+def test_a_settings_change_that_lost_a_race_is_refused(runtime, seeded, linked):
     from agent_workspace.domain.errors import Conflict
     from agent_workspace.services import notifications
 
@@ -297,6 +334,92 @@ def _unb64(text: str) -> bytes:
     import base64
 
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+# -- confirming the address ------------------------------------------------------------------------
+
+
+async def test_an_address_gets_one_confirmation_and_nothing_else_until_its_link_is_used(
+    linked, live, runtime, seeded, human, address
+):
+    changed = human.patch("/api/notifications", json={"email": address})
+    assert changed.status_code == 200 and changed.json()["emailConfirmed"] is False, changed.text
+    assert confirmation_mails(address) == []  # it leaves from the events queue, like every notification
+    deliver_queue(runtime)
+    [mail] = confirmation_mails(address)
+    assert mail.source == LOCAL_SENDER and address in mail.body
+    link = confirmation_link(address)
+
+    await ask(live, seeded, runtime)
+    deliver_queue(runtime)
+    assert emails_to(address) == []  # unconfirmed: the question is not mailed
+
+    with httpx.Client() as browser:
+        shown = browser.get(link)  # a mail scanner opening the link confirms nothing
+        assert shown.status_code == 200 and address in shown.text
+        assert human.get("/api/notifications").json()["emailConfirmed"] is False
+        confirmed = browser.post(link, headers={"origin": live.url})
+        assert confirmed.status_code == 200 and "Confirmed" in confirmed.text, confirmed.text
+        again = browser.post(link, headers={"origin": live.url})
+        assert again.status_code == 409
+    assert human.get("/api/notifications").json()["emailConfirmed"] is True
+    assert len(confirmation_mails(address)) == 1
+
+    await ask(live, seeded, runtime)
+    deliver_queue(runtime)
+    assert len(emails_to(address)) == 1
+
+
+async def test_changing_the_address_resets_its_confirmation(configured, live, runtime, seeded, human, address, clock):
+    old_link = confirmation_link(address)
+    clock.advance(minutes=2)
+    other = f"other-{address}"
+    changed = human.patch("/api/notifications", json={"email": other})
+    assert changed.status_code == 200 and changed.json()["emailConfirmed"] is False, changed.text
+    deliver_queue(runtime)
+    assert len(confirmation_mails(other)) == 1
+
+    # The old address's link confirms nothing now: it names the address it was sent to.
+    assert confirm(live, old_link).status_code == 409
+    await ask(live, seeded, runtime)
+    deliver_queue(runtime)
+    assert emails_to(address) == [] and emails_to(other) == []
+
+    # Setting the confirmed address again is no change: no mail; the new one still needs its link.
+    unchanged = human.patch("/api/notifications", json={"triggers": ["question"]})
+    deliver_queue(runtime)
+    assert unchanged.json()["emailConfirmed"] is False and len(confirmation_mails(other)) == 1
+    assert confirm(live, confirmation_link(other)).status_code == 200
+    assert human.get("/api/notifications").json()["emailConfirmed"] is True
+
+
+def test_confirmation_mails_to_an_address_are_at_most_one_a_minute(linked, live, runtime, human, address, clock):
+    assert human.patch("/api/notifications", json={"email": address}).status_code == 200
+    again = human.patch("/api/notifications", json={"email": address})
+    assert again.status_code == 429 and int(again.headers["retry-after"]) > 0, again.text
+    clock.advance(minutes=1, seconds=1)
+    assert human.patch("/api/notifications", json={"email": address}).status_code == 200
+    deliver_queue(runtime)
+    assert len(confirmation_mails(address)) == 1  # the first link was spent by the second request: only its mail
+
+
+async def test_a_confirmation_link_answers_nothing_and_an_answer_link_confirms_nothing(
+    configured, live, runtime, seeded, address, human, clock
+):
+    await ask(live, seeded, runtime)
+    deliver_queue(runtime)
+    answer_token = dict(LINK.findall(emails_to(address)[0].body))["Yes"].rsplit("/", 1)[1]
+    clock.advance(minutes=2)
+    other = f"next-{address}"
+    assert human.patch("/api/notifications", json={"email": other}).status_code == 200
+    deliver_queue(runtime)
+    confirm_token = confirmation_link(other).rsplit("/", 1)[1]
+    with httpx.Client() as browser:
+        as_answer = browser.post(f"{live.url}/answer/{confirm_token}", headers={"origin": live.url})
+        as_confirmation = browser.post(f"{live.url}/confirm-email/{answer_token}", headers={"origin": live.url})
+    assert as_answer.status_code == 422, as_answer.text
+    assert as_confirmation.status_code == 422, as_confirmation.text
+    assert human.get("/api/notifications").json()["emailConfirmed"] is False
 
 
 # -- the other triggers ----------------------------------------------------------------------------
@@ -357,7 +480,7 @@ async def test_a_claude_code_permission_request_is_allowed_from_its_link(configu
     assert runtime.channel.question(seeded.workspace_id, asked.json()["id"]).status == "denied"
 
 
-def test_null_puts_a_field_back_to_its_default(runtime, live, human):
+def test_null_puts_a_field_back_to_its_default(runtime, live, human, linked):
     changed = human.patch("/api/notifications", json={"email": "me@example.com", "triggers": ["question"]})
     assert changed.status_code == 200, changed.text
     reset = human.patch("/api/notifications", json={"email": None, "triggers": None, "quietHours": None})

@@ -13,7 +13,7 @@ from agent_workspace.api.middleware import HttpMiddleware
 from agent_workspace.observability import logger
 
 # Paths whose rest is a signed link's token, a bearer credential for what it links to: never logged.
-SECRET_PATH_PREFIXES = ("/answer/",)
+SECRET_PATH_PREFIXES = ("/answer/", "/confirm-email/")
 REDACTED = "<redacted>"
 
 

@@ -1,5 +1,5 @@
 """Human REST API: notification settings (the account's, a workspace's override), and the answer links a
-notification carries.
+notification carries, and the link that confirms the e-mail address.
 
 An answer link is its own credential: a signed, expiring token for one answer to one question. Opening it
 (GET) only shows what it would answer, since mail scanners and chat unfurlers open links; the page's button
@@ -35,7 +35,13 @@ class SettingsIn(BaseModel):
     """Only the fields sent change; null clears one."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
-    email: str | None = Field(None, description="Where e-mails go (SES); null: no e-mail.")
+    email: str | None = Field(
+        None,
+        description=(
+            "Where e-mails go (SES); null: no e-mail. A new address gets one confirmation mail and nothing else "
+            "until its link is used."
+        ),
+    )
     slackWebhookUrl: str | None = Field(
         None, description="A Slack incoming-webhook URL (https://hooks.slack.com/services/…); kept sealed, never shown."
     )
@@ -45,6 +51,9 @@ class SettingsIn(BaseModel):
 
 class SettingsOut(BaseModel):
     email: str | None
+    emailConfirmed: bool = Field(
+        description="The address's confirmation link was used; until then nothing but that one mail goes to it."
+    )
     slack: bool = Field(description="A Slack webhook is set.")
     triggers: list[str]
     quietHours: dict[str, str] | None
@@ -68,7 +77,7 @@ def get_settings(human: HumanDep, rt: RuntimeDep) -> dict:
     return notifications.settings_of(rt, human.account_id)
 
 
-@router.patch("/api/notifications", response_model=SettingsOut)
+@router.patch("/api/notifications", response_model=SettingsOut, responses=problem_responses(429))
 def change_settings(payload: SettingsIn, human: HumanDep, rt: RuntimeDep) -> dict:
     """Where and when the human hears that an agent waits for them."""
     return notifications.update(rt, human.account_id, _given(payload))
@@ -165,6 +174,29 @@ def use_answer_link(token: TokenPath, rt: RuntimeDep) -> HTMLResponse:
             return _page("Already answered", "This was answered, decided or has expired; nothing more to do.", 409)
         return _page("This link cannot answer", error.message, status=error.http_status)
     return _page("Answered", f"{_answer_label(claims)}: the agent has your answer.", 200)
+
+
+# -- confirming the e-mail address ------------------------------------------------------------------
+
+
+@router.get("/confirm-email/{token}", response_class=HTMLResponse, include_in_schema=False)
+def show_confirmation_link(token: TokenPath, rt: RuntimeDep) -> HTMLResponse:
+    """Shows what the link confirms; only its button confirms (mail scanners open links)."""
+    try:
+        address = notifications.confirm_email(rt, token, use=False)
+    except WorkspaceError as error:
+        return _page("This link cannot confirm", error.message, status=error.http_status)
+    form = f'<form method="post" action="/confirm-email/{escape(token)}"><button type="submit">Confirm</button></form>'
+    return _page("Confirm your address", f"Send Agent Workspace notifications to {address}?", 200, form)
+
+
+@router.post("/confirm-email/{token}", response_class=HTMLResponse, include_in_schema=False)
+def use_confirmation_link(token: TokenPath, rt: RuntimeDep) -> HTMLResponse:
+    try:
+        address = notifications.confirm_email(rt, token, use=True)
+    except WorkspaceError as error:
+        return _page("This link cannot confirm", error.message, status=error.http_status)
+    return _page("Confirmed", f"Notifications will be sent to {address}.", 200)
 
 
 def _answer_label(claims: dict[str, Any]) -> str:

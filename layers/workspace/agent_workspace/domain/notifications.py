@@ -167,6 +167,49 @@ def read_link(key: bytes, token: str, now: datetime) -> dict[str, Any]:
     return claims
 
 
+# -- confirming the e-mail address ----------------------------------------------------------------
+
+# Nothing but one confirmation mail goes to an address until its link is used: the account could otherwise make
+# the stack mail anyone. The link is signed like an answer link, with its own kind, and names the address and
+# the nonce stored with it, so changing the address (a new nonce) spends every earlier link.
+CONFIRM_KIND = "confirmEmail"
+ANSWER_KINDS = ("question", "siteCall", "toolApproval")
+CONFIRMATION_SUBJECT = "Confirm your address for Agent Workspace notifications"
+CONFIRM_LINK_LIFETIME = timedelta(days=2)
+CONFIRM_EVERY = timedelta(minutes=1)  # at most one confirmation mail a minute per account
+
+
+def confirmation_claims(account_id: str, address: str, nonce: str, now: datetime) -> dict[str, Any]:
+    return {
+        "k": CONFIRM_KIND,
+        "acct": account_id,
+        "e": address,
+        "n": nonce,
+        "exp": int((now + CONFIRM_LINK_LIFETIME).timestamp()),
+    }
+
+
+def confirmation_text(address: str, link: str) -> str:
+    return "\n".join(
+        [
+            f"Agent Workspace was asked to send notifications to {address}.",
+            "",
+            f"To receive them, open this link and confirm (valid {CONFIRM_LINK_LIFETIME.days} days):",
+            f"  {link}",
+            "",
+            "If you did not ask for this, ignore this mail: nothing more will be sent to this address.",
+        ]
+    )
+
+
+def claims_of_kind(claims: dict[str, Any], kinds: tuple[str, ...]) -> dict[str, Any]:
+    """A link's claims if it is of one of `kinds`: a confirmation link answers nothing, an answer link confirms
+    nothing."""
+    if claims.get("k") not in kinds:
+        raise PayloadError("this link is not one the workspace made", field="token")
+    return claims
+
+
 # -- keys and secrets at rest ----------------------------------------------------------------------
 
 

@@ -7,18 +7,26 @@ delay, and the channels that went out are not sent again.
 """
 
 import json
+import secrets
 from datetime import datetime, timedelta
 from typing import Any
 
 from agent_workspace.domain.clock import iso, parse_iso
-from agent_workspace.domain.errors import NotFound, PayloadError, Unavailable
+from agent_workspace.domain.errors import NotFound, PayloadError, RateLimited, Unavailable
 from agent_workspace.domain.notifications import (
+    ANSWER_KINDS,
+    CONFIRM_EVERY,
+    CONFIRM_KIND,
+    CONFIRMATION_SUBJECT,
     TRIGGERS,
     Keys,
     Note,
     check_email,
     check_slack_url,
     check_triggers,
+    claims_of_kind,
+    confirmation_claims,
+    confirmation_text,
     digest_note,
     note,
     parse_quiet_hours,
@@ -36,6 +44,7 @@ from agent_workspace.store.notifications import post_to_slack
 SENT_KEPT = timedelta(days=7)  # a redelivery later than this could send again; SQS keeps a message 4 days
 LINK_LIFETIME = timedelta(days=7)  # and never past the question's own expiry
 ANSWER_PATH = "/answer/"
+CONFIRM_PATH = "/confirm-email/"
 _SLACK_PURPOSE = "slack-webhook-url"
 
 
@@ -55,13 +64,24 @@ def settings_of(rt: Runtime, account_id: str) -> dict[str, Any]:
 
 
 def update(rt: Runtime, account_id: str, changes: dict[str, Any]) -> dict[str, Any]:
-    """Change the fields given (None clears one); a change racing another is refused, not merged."""
+    """Change the fields given (None clears one); a change racing another is refused, not merged.
+
+    A new address (or the unconfirmed one again) is stored unconfirmed and sent one confirmation mail; nothing
+    else goes to it until that mail's link is used. At most one such mail a minute (429 before)."""
     if not enabled(rt):
         raise Unavailable("notifications are not set up on this stack: it has no notification secret")
     stored = rt.notifications.settings(account_id) or {}
     values = {k: v for k, v in stored.items() if k not in ("PK", "SK", "revision")}
+    confirmation: str | None = None  # the nonce of the confirmation mail to send
     if "email" in changes:
-        values["email"] = check_email(changes["email"]) if changes["email"] is not None else None
+        address = check_email(changes["email"]) if changes["email"] is not None else None
+        if not (address is not None and address == stored.get("email") and stored.get("emailConfirmed")):
+            values |= {"email": address, "emailConfirmed": None, "emailNonce": None}  # a new address starts over
+            if address is not None:
+                _hold_confirmations(rt, stored)
+                _confirmable(rt)
+                confirmation = nonce = secrets.token_urlsafe(16)
+                values |= {"emailConfirmed": False, "emailNonce": nonce, "emailConfirmSentAt": iso(rt.clock())}
     if "slackWebhookUrl" in changes:
         url = changes["slackWebhookUrl"]
         if url is None:
@@ -77,7 +97,60 @@ def update(rt: Runtime, account_id: str, changes: dict[str, Any]) -> dict[str, A
         values["quietHours"] = quiet.public() if quiet else None
     values["updatedAt"] = iso(rt.clock())
     rt.notifications.save_settings(account_id, values, int(stored.get("revision", 0)))
+    if confirmation is not None:
+        _enqueue_confirmation(rt, account_id, confirmation)
     return _public({**values, "revision": int(stored.get("revision", 0)) + 1})
+
+
+def _hold_confirmations(rt: Runtime, stored: dict[str, Any]) -> None:
+    """One confirmation mail a minute per account: the address is anyone's, so the stack must not mail it often."""
+    last = stored.get("emailConfirmSentAt")
+    if last is None:
+        return
+    wait = parse_iso(last) + CONFIRM_EVERY - rt.clock()
+    if wait.total_seconds() > 0:
+        raise RateLimited(
+            "a confirmation mail went out less than a minute ago; set the address again after Retry-After",
+            retry_after=max(1, int(wait.total_seconds()) + 1),
+        )
+
+
+def _confirmable(rt: Runtime) -> None:
+    """Checked before anything is stored: a stack that cannot mail or make links changes nothing."""
+    if not rt.settings.notification_sender:
+        raise Unavailable("e-mail is not set up on this stack: no sender identity (NotificationSender)")
+    base_url(rt)
+
+
+def _enqueue_confirmation(rt: Runtime, account_id: str, nonce: str) -> None:
+    """The mail leaves from the events queue like every notification (the events function holds the SES grant);
+    unlike a trigger's, a failure to enqueue is the caller's 503: they asked for this mail."""
+    message = {"type": "notify", "id": f"{CONFIRM_KIND}#{nonce}", "kind": CONFIRM_KIND, "accountId": account_id,
+               "workspaceId": None, "taskId": None, "ref": nonce}  # fmt: skip
+    rt.queue.send(message, 0)
+
+
+def _send_confirmation(rt: Runtime, message: dict[str, Any], stored: dict[str, Any]) -> int:
+    """The one mail an address gets before it is confirmed; nothing if it changed or was confirmed meanwhile."""
+    nonce, address = message["ref"], stored.get("email")
+    if not address or stored.get("emailConfirmed") or stored.get("emailNonce") != nonce:
+        return 0
+    token = sign_link(keys(rt).link, confirmation_claims(message["accountId"], address, nonce, rt.clock()))
+    link = f"{base_url(rt)}{CONFIRM_PATH}{token}"
+    note = Note(subject=CONFIRMATION_SUBJECT, text=confirmation_text(address, link), slack="", push="", url=link)
+    return _send_all(rt, message, [("email", address)], note)
+
+
+def confirm_email(rt: Runtime, token: str, *, use: bool) -> str:
+    """The address a confirmation link confirms; with `use`, confirm it (once: Conflict after, or once the
+    address changed). PayloadError for a link that is no confirmation link, or expired."""
+    if not enabled(rt):
+        raise NotFound("confirmation links are not set up on this stack")
+    claims = claims_of_kind(read_link(keys(rt).link, token, rt.clock()), (CONFIRM_KIND,))
+    if use:
+        rt.notifications.confirm_email(claims["acct"], claims["e"], claims["n"])
+        count("NotificationEmailConfirmed")
+    return str(claims["e"])
 
 
 def set_workspace(
@@ -96,6 +169,7 @@ def workspace_of(rt: Runtime, account_id: str, workspace_id: str) -> dict[str, A
 def _public(stored: dict[str, Any]) -> dict[str, Any]:
     return {
         "email": stored.get("email"),
+        "emailConfirmed": bool(stored.get("emailConfirmed")),
         "slack": stored.get("slackUrlSealed") is not None,  # the URL is a secret: never shown again
         "triggers": stored.get("triggers") or list(TRIGGERS),
         "quietHours": stored.get("quietHours"),
@@ -152,6 +226,8 @@ def deliver(rt: Runtime, message: dict[str, Any]) -> int:
         return 0
     if kind == DIGEST:
         return _send_digest(rt, message, stored)
+    if kind == CONFIRM_KIND:  # the human's own request: no trigger, workspace or quiet hours apply
+        return _send_confirmation(rt, message, stored)
     if kind not in (stored.get("triggers") or TRIGGERS):
         return 0
     override = rt.notifications.workspace(account_id, workspace_id) or {}
@@ -180,7 +256,8 @@ DIGEST_AFTER = 3  # notifications a minute sent one by one; more wait for the mi
 
 def _channels(rt: Runtime, account_id: str, stored: dict[str, Any]) -> list[tuple[str, Any]]:
     pushes = rt.push_subscriptions.all(account_id)
-    wanted = [("email", stored.get("email")), ("slack", stored.get("slackUrlSealed")), ("webpush", pushes)]
+    email = stored.get("email") if stored.get("emailConfirmed") else None  # nothing to an unconfirmed address
+    wanted = [("email", email), ("slack", stored.get("slackUrlSealed")), ("webpush", pushes)]
     return [(medium, target) for medium, target in wanted if target]
 
 
@@ -359,7 +436,7 @@ def read_answer_link(rt: Runtime, token: str) -> dict[str, Any]:
     """A valid link's claims, and whether what it answers still waits; PayloadError or NotFound otherwise."""
     if not enabled(rt):
         raise NotFound("answer links are not set up on this stack")
-    claims = read_link(keys(rt).link, token, rt.clock())
+    claims = claims_of_kind(read_link(keys(rt).link, token, rt.clock()), ANSWER_KINDS)
     found = _subject(rt, claims.get("k", ""), claims["acct"], claims["w"], claims["id"], None)
     return {"claims": claims, "waiting": found is not None, "text": found[1] if found else ""}
 

@@ -16,7 +16,7 @@ from boto3.dynamodb.conditions import Attr
 from agent_workspace.domain.errors import Conflict, Unavailable
 from agent_workspace.store import keys
 from agent_workspace.store.dynamo import from_item, get_item, key, query_prefix, to_item, translating_errors
-from agent_workspace.store.expressions import NEW_ITEM, only_if
+from agent_workspace.store.expressions import NEW_ITEM, Update, only_if
 
 _SETTINGS_SK = "NOTIFY"
 
@@ -49,6 +49,22 @@ class NotificationStore:
         condition = NEW_ITEM if read_revision == 0 else Attr("revision").eq(read_revision)
         with translating_errors("the notification settings changed meanwhile; read them again and retry"):
             self._db.put_item(TableName=self._table, Item=to_item(item), **only_if(condition))
+
+    def confirm_email(self, account_id: str, address: str, nonce: str) -> None:
+        """Mark the address confirmed, if it is still the one (and the nonce) the link was sent for; Conflict if
+        the address changed since, or the link was used. The revision moves, so a settings change read before
+        this is refused rather than writing the address back unconfirmed."""
+        update = (
+            Update()
+            .set("emailConfirmed", True)
+            .remove("emailNonce")
+            .add("revision", 1)
+            .only_if(Attr("email").eq(address) & Attr("emailNonce").eq(nonce))
+        )
+        with translating_errors("this link confirms nothing now: the address changed, or it is confirmed already"):
+            self._db.update_item(
+                TableName=self._table, Key=key(keys.account_pk(account_id), _SETTINGS_SK), **update.params()
+            )
 
     def workspace(self, account_id: str, workspace_id: str) -> dict[str, Any] | None:
         return get_item(self._db, self._table, keys.account_pk(account_id), _workspace_sk(workspace_id))

@@ -20,6 +20,7 @@ export function createNotifications(ui) {
   const { api, ApiError, el, seg, announce, showError, clearError, handleAuthFailure } = ui;
   const $ = (id) => document.getElementById(id);
   let revision = 0;
+  let savedEmail = null; // sent again only when changed: each new address gets one confirmation mail
 
   function wire() {
     const box = $("notify-triggers");
@@ -97,7 +98,13 @@ export function createNotifications(ui) {
 
   function fill(settings) {
     revision = settings.revision;
+    savedEmail = settings.email || null;
     $("notify-email").value = settings.email || "";
+    $("notify-email-state").textContent = !settings.email
+      ? ""
+      : settings.emailConfirmed
+        ? "Confirmed."
+        : "Unconfirmed — check your mail: nothing is sent to it until you open the link there.";
     $("notify-slack").value = "";
     $("notify-slack-state").textContent = settings.slack ? "A Slack webhook is set." : "No Slack webhook is set.";
     $("notify-slack-remove").hidden = !settings.slack;
@@ -112,8 +119,8 @@ export function createNotifications(ui) {
   }
 
   function formChanges() {
+    const email = $("notify-email").value.trim() || null;
     const changes = {
-      email: $("notify-email").value.trim() || null,
       triggers: TRIGGERS.map(([value]) => value).filter((value) => $(`notify-trigger-${value}`).checked),
       quietHours: $("notify-quiet").checked
         ? { start: $("notify-quiet-start").value, end: $("notify-quiet-end").value, timeZone: $("notify-quiet-zone").value.trim() }
@@ -121,6 +128,7 @@ export function createNotifications(ui) {
     };
     const slack = $("notify-slack").value.trim();
     if (slack) changes.slackWebhookUrl = slack; // left empty: the one set stays
+    if (email !== savedEmail) changes.email = email;
     return changes;
   }
 
