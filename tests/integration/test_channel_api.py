@@ -105,7 +105,8 @@ def test_an_idle_agent_hour_costs_1440_reads_and_holds_the_function_for_its_poll
 
     import anyio
 
-    from agent_workspace.services import channel
+    from agent_workspace.domain.models import Actor
+    from agent_workspace.services import channel, waits
 
     clock = [0.0]
     reads = []
@@ -119,13 +120,14 @@ def test_an_idle_agent_hour_costs_1440_reads_and_holds_the_function_for_its_poll
         reads.append(clock[0])
         return real(*args)
 
-    monkeypatch.setattr(channel, "pause", pause)
+    monkeypatch.setattr(waits, "pause", pause)  # a poll's pauses go through its wait slot
     monkeypatch.setattr(channel, "time", types.SimpleNamespace(monotonic=lambda: clock[0]))
     monkeypatch.setattr(channel, "wait_ends_at", lambda cap, deadline, margin: clock[0] + cap)
     monkeypatch.setattr(runtime.channel, "events_after", counted)
-    cursor = anyio.run(channel.events, runtime, seeded.workspace_id, None, 0, None)["cursor"]
+    agent = Actor("agent", seeded.account_id, seeded.workspace_id, "bridge-token")
+    cursor = anyio.run(channel.events, runtime, agent, None, 0, None)["cursor"]
     reads.clear()
-    answer = anyio.run(channel.events, runtime, seeded.workspace_id, cursor, 20, None)
+    answer = anyio.run(channel.events, runtime, agent, cursor, 20, None)
     assert answer["events"] == [] and clock[0] == 20
     assert reads == [0, 1, 3, 7, 11, 15, 19, 20]  # 8 reads a 20-second poll: 180 polls, 1,440 reads an idle hour
 

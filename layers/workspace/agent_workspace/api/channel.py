@@ -75,8 +75,7 @@ async def events(
     wait: Annotated[float, Query(ge=0, le=BRIDGE_POLL_MAX_SECONDS)] = 0,
 ) -> dict[str, Any]:
     """What the agent should hear after `cursor`, waiting up to `wait` seconds when nothing is new."""
-    assert principal.workspace_id is not None
-    return await channel.events(rt, principal.workspace_id, cursor, wait, invocation_deadline(request.scope))
+    return await channel.events(rt, Actor.of(principal), cursor, wait, invocation_deadline(request.scope))
 
 
 @router.post("/api/channel/permissions", status_code=status.HTTP_201_CREATED)

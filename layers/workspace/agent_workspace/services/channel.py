@@ -3,7 +3,8 @@ things happen, and the permission questions the bridge relays to the human.
 
 A poll is one Query from the bridge's cursor; when nothing is new it waits, reading again at growing intervals
 (1 s, then 2 s, then every 4 s) until its wait ends: an idle bridge polling with a 20-second wait costs about 8
-reads and 20 Lambda-seconds a poll, 180 polls an hour.
+reads, 2 writes (its slot among the waits in flight, `services.waits`) and 20 Lambda-seconds a poll, 180 polls an
+hour.
 """
 
 import time
@@ -11,7 +12,7 @@ from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
-from agent_workspace.blocking import client_gone, pause, run_blocking, wait_ends_at
+from agent_workspace.blocking import client_gone, run_blocking, wait_ends_at
 from agent_workspace.domain import channel as rules
 from agent_workspace.domain.channel import ChannelEvent, PermissionQuestion
 from agent_workspace.domain.clock import iso
@@ -21,7 +22,7 @@ from agent_workspace.domain.models import Actor
 from agent_workspace.domain.text import check_plain, echo
 from agent_workspace.observability import count, logger
 from agent_workspace.runtime import Runtime
-from agent_workspace.services import notifications
+from agent_workspace.services import notifications, waits
 
 _INTERVALS = (1.0, 2.0, 4.0)
 
@@ -51,24 +52,25 @@ def task_pushed(rt: Runtime, workspace_id: str, kind: str, task: Any) -> None:
     push(rt, workspace_id, kind, task.id, "\n".join(lines), title=task.title)
 
 
-async def events(
-    rt: Runtime, workspace_id: str, cursor: str | None, wait: float, deadline: float | None
-) -> dict[str, Any]:
-    """What is new after `cursor` (without one: the last day's), waiting up to `wait` when nothing is."""
+async def events(rt: Runtime, actor: Actor, cursor: str | None, wait: float, deadline: float | None) -> dict[str, Any]:
+    """What is new after `cursor` (without one: the last day's), waiting up to `wait` when nothing is; the wait
+    holds one of the token's waits in flight (`services.waits`) from its first pause."""
     if cursor is not None and not is_id(cursor):
         raise PayloadError("cursor is not one this endpoint returned", field="cursor")
     after = cursor or first_id_at(int((rt.clock() - timedelta(hours=rules.BACKLOG_HOURS)).timestamp() * 1000))
     settings = rt.settings
-    give_up = wait_ends_at(min(wait, settings.bridge_poll_seconds), deadline, settings.lambda_return_margin_seconds)
+    seconds = min(wait, settings.bridge_poll_seconds)
+    give_up = wait_ends_at(seconds, deadline, settings.lambda_return_margin_seconds)
     rounds = 0
-    while True:
-        found = await run_blocking(rt.channel.events_after, workspace_id, after, rules.EVENTS_PER_POLL)
-        left = give_up - time.monotonic()
-        if found or left <= 0 or client_gone():
-            last = found[-1].id if found else after
-            return {"events": [event.public() for event in found], "cursor": last}
-        await pause(min(_INTERVALS[min(rounds, len(_INTERVALS) - 1)], left))
-        rounds += 1
+    async with waits.waiting(rt, actor.account_id, actor.token_id, seconds) as waited:
+        while True:
+            found = await run_blocking(rt.channel.events_after, actor.workspace_id, after, rules.EVENTS_PER_POLL)
+            left = give_up - time.monotonic()
+            if found or left <= 0 or client_gone():
+                last = found[-1].id if found else after
+                return {"events": [event.public() for event in found], "cursor": last}
+            await waited.pause(min(_INTERVALS[min(rounds, len(_INTERVALS) - 1)], left))
+            rounds += 1
 
 
 def ask_permission(

@@ -415,3 +415,11 @@ PERMISSION_RULE_PREFIX = "PERMRULE#"
 def permission_rule_sk(tool: str) -> str:
     """A tool the human always allows in this workspace."""
     return f"{PERMISSION_RULE_PREFIX}{tool}"
+
+
+def waits_pk(account_id: str) -> str:
+    """The waits in flight of an account's tokens: one item, so one conditional write counts a wait in or out."""
+    return f"WAITS#{account_id}"
+
+
+WAITS_SK = "WAITS"
