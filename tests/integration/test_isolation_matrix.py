@@ -1326,3 +1326,27 @@ def test_an_accounts_waits_in_flight_never_block_another_accounts_waits(world: W
     finally:
         for lease in held:
             rt.waits.let_go(w.account_a, lease)
+
+
+# == permission verdicts: only the bridge that asked hears one =====================================
+
+
+def test_another_token_of_the_workspace_never_hears_a_verdict_it_did_not_ask_for(world: World):
+    """W1's agent asked (`victim-2`, pending); a second agent token of W1 asks with the same request id. The human's
+    verdict on the victim's question reaches the victim's bridge alone. (Runs after the matrix: it decides.)"""
+    w = world
+    neighbour = accounts.issue_token(w.rt.accounts, TokenKind.AGENT, w.account_a, w.w1).token
+    bridges = (w.agent_w1, neighbour)
+    cursors = {t: w.http.get("/api/channel/events", headers=bearer(t)).json()["cursor"] for t in bridges}
+    same_id = {"requestId": "victim-2", "toolName": "OtherTool", "description": "harmless"}
+    assert w.http.post("/api/channel/permissions", json=same_id, headers=bearer(neighbour)).status_code == 201
+    decided = w.http.post(f"/api/workspaces/{w.w1}/permissions/{w.permission_id}", json={"decision": "allow"},
+                          headers=bearer(w.human_a))  # fmt: skip
+    assert decided.status_code == 200, decided.text
+
+    def verdicts(token: str) -> list[dict[str, str]]:
+        got = w.http.get("/api/channel/events", params={"cursor": cursors[token]}, headers=bearer(token)).json()
+        return [e["meta"] for e in got["events"] if e["kind"] == "permission"]
+
+    assert verdicts(w.agent_w1) == [{"kind": "permission", "request_id": "victim-2", "behavior": "allow"}]
+    assert verdicts(neighbour) == []

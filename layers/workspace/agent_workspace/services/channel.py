@@ -64,13 +64,15 @@ async def events(rt: Runtime, actor: Actor, cursor: str | None, wait: float, dea
     rounds = 0
     async with waits.waiting(rt, actor.account_id, actor.token_id, seconds) as waited:
         while True:
-            found = await run_blocking(rt.channel.events_after, actor.workspace_id, after, rules.EVENTS_PER_POLL)
+            read = await run_blocking(rt.channel.events_after, actor.workspace_id, after, rules.EVENTS_PER_POLL)
+            found = [event for event in read if event.heard_by(actor.token_id)]  # another bridge's verdicts: not
+            after = read[-1].id if read else after
             left = give_up - time.monotonic()
             if found or left <= 0 or client_gone():
-                last = found[-1].id if found else after
-                return {"events": [event.public() for event in found], "cursor": last}
-            await waited.pause(min(_INTERVALS[min(rounds, len(_INTERVALS) - 1)], left))
-            rounds += 1
+                return {"events": [event.public() for event in found], "cursor": after}
+            if not read:
+                await waited.pause(min(_INTERVALS[min(rounds, len(_INTERVALS) - 1)], left))
+                rounds += 1
 
 
 def ask_permission(
@@ -90,7 +92,7 @@ def ask_permission(
         return {"id": question_id, "status": "allowed", "behavior": "allow", "rule": "always"}, True
     expires = now + timedelta(seconds=rules.PERMISSION_SECONDS)
     question = PermissionQuestion(question_id, request_id, tool, description, preview, iso(now), iso(expires),
-                                  task_id=task_id)  # fmt: skip
+                                  task_id=task_id, token_id=actor.token_id)  # fmt: skip
     rt.channel.ask(actor.workspace_id, question, int(expires.timestamp()) + 3600)
     count("ChannelPermissionAsked")
     notifications.notify(rt, "toolApproval", actor.account_id, actor.workspace_id, task_id, question_id)
@@ -103,7 +105,8 @@ def questions(rt: Runtime, workspace_id: str) -> list[dict[str, Any]]:
 
 
 def decide(rt: Runtime, workspace_id: str, question_id: str, decision: str) -> dict[str, Any]:
-    """The human's verdict, sent to the bridge as a `permission` event; `always` also allows the tool from now on."""
+    """The human's verdict, sent as a `permission` event to the bridge of the token that asked, and to no other
+    (another bridge of the workspace could hold the same request id); `always` also allows the tool from now on."""
     if decision not in rules.PERMISSION_DECISIONS:
         raise PayloadError("decision must be allow, deny or always", field="decision")
     question = rt.channel.question(workspace_id, question_id) if is_id(question_id) else None
@@ -114,7 +117,8 @@ def decide(rt: Runtime, workspace_id: str, question_id: str, decision: str) -> d
         raise Conflict(f"question {question.id} was already answered or has expired (Claude Code moved on)")
     behavior = "deny" if decision == "deny" else "allow"
     meta = {"kind": "permission", "request_id": question.request_id, "behavior": behavior}
-    event = ChannelEvent(new_id(), "permission", f"{question.tool_name}: {behavior}", iso(now), question.task_id, meta)
+    event = ChannelEvent(new_id(), "permission", f"{question.tool_name}: {behavior}", iso(now), question.task_id, meta,
+                         to_token=question.token_id)  # fmt: skip
     expires = int((now + timedelta(days=rules.EVENTS_KEPT_DAYS)).timestamp())
     status = "denied" if behavior == "deny" else "allowed"
     rule = question.tool_name if decision == "always" else None

@@ -409,6 +409,11 @@ def permission_sk(question_id: str) -> str:
     return f"{PERMISSION_PREFIX}{question_id}"
 
 
+def permission_request_sk(token_id: str, request_id: str) -> str:
+    """Claude Code's request id, pending for one token: a second question with it is refused while this stands."""
+    return f"PERMREQ#{token_id}#{request_id}"
+
+
 PERMISSION_RULE_PREFIX = "PERMRULE#"
 
 
