@@ -117,6 +117,7 @@ def new_task(runtime, seeded) -> str:
 def test_many_bridge_polls_at_once_leave_the_server_free_to_answer_other_requests(live, runtime, seeded, monkeypatch):
     """anyio lends sync routes 40 threads: polls that slept in them kept /health waiting for a poll to end."""
     polls, threads = 48, 40
+    runtime.settings = runtime.settings.model_copy(update={"waits_per_token": polls, "waits_per_account": polls})
     started = counting(monkeypatch, runtime.site_tools, "seen")  # a poll's first store call
     human = {"authorization": f"Bearer {seeded.human_token}"}
     health: list[float] = []
@@ -316,3 +317,18 @@ def test_a_wait_whose_lambda_was_killed_frees_its_slot_when_its_lease_expires(li
     clock.advance(seconds=56)
     assert poll(params={"wait": 0.3}).status_code == 200
     assert not leases(runtime, seeded.account_id)  # the dead lease dropped, the poll's own let go
+
+
+@pytest.mark.anyio
+async def test_a_site_call_over_the_tokens_waits_is_refused_before_it_starts(live, runtime, seeded):
+    runtime.settings = runtime.settings.model_copy(update={"waits_per_token": 1})
+    tool = {"name": "deploy", "description": "Deploy", "inputSchema": {"type": "object"}, "annotations": {}}
+    shared = [{"origin": "https://ci.example", "title": "CI", "tools": [tool]}]
+    site_tools.report_sites(runtime, seeded.account_id, shared)
+    hold(runtime, seeded.account_id, token_id_of(runtime, seeded.agent_token))  # its channel poll, say
+    task_id = new_task(runtime, seeded)
+    async with connected(live.url, seeded.agent_token) as agent:
+        text, is_error = await agent("siteTools", "call", taskId=task_id, site="https://ci.example", tool="deploy",
+                                     arguments={})  # fmt: skip
+    assert is_error and text.startswith("siteTools call: 1 waits already in flight for this token")
+    assert site_tools.calls_of(runtime, seeded.workspace_id, None) == []  # nothing to start again
