@@ -64,6 +64,7 @@ class Relay:
     async def _put(self, request: PermissionRequest) -> dict | None:
         give_up = time.monotonic() + ASK_FOR_SECONDS
         delay = 1.0
+        retried = False
         while True:
             try:
                 return await self._workspace.ask_permission(
@@ -74,6 +75,8 @@ class Relay:
                     self._current_task(),
                 )
             except Refused as error:
+                if retried and error.status == 409:  # the try that seemed lost got through: the question stands
+                    return {"status": "pending"}
                 logger.warning(
                     "permission %s not relayed: the workspace refused it (%s)", request.request_id, error.status
                 )
@@ -88,6 +91,7 @@ class Relay:
                     return None
                 await anyio.sleep(delay)
                 delay = min(delay * 2, 8.0)
+                retried = True
 
     async def verdict(self, event: Event) -> None:
         """A `permission` event: the human's verdict, sent on when it answers a request of this session."""

@@ -183,6 +183,28 @@ async def test_a_verdict_reaches_claude_code_only_for_a_request_of_this_session(
     assert outbox.verdicts == [("abcde", "deny")] and outbox.pushes == []
 
 
+async def test_a_retried_question_the_workspace_already_holds_still_gets_its_verdict(tmp_path: Path, monkeypatch):
+    """The workspace refuses a request id already pending for the token (409): after a try whose answer was lost,
+    that means the question stands, and its verdict is still awaited."""
+    answers: list[Any] = [Unreachable("ReadTimeout"), Refused(409, "requestId abcde is already pending")]
+    workspace = FakeWorkspace()
+
+    async def ask_permission(*args: Any) -> dict[str, Any]:
+        raise answers.pop(0)
+
+    async def no_sleep(seconds: float) -> None:
+        pass
+
+    monkeypatch.setattr(workspace, "ask_permission", ask_permission)
+    monkeypatch.setattr("agent_workspace_channel.relay.anyio.sleep", no_sleep)
+    poller, outbox, relay, *_ = built(tmp_path, workspace)
+    await relay.ask(PermissionRequest(request_id="abcde", tool_name="Bash"))
+    monkeypatch.undo()
+    workspace.pages = [[event("p1", "permission", None, request_id="abcde", behavior="allow")]]
+    await running(poller, lambda: bool(outbox.verdicts))
+    assert outbox.verdicts == [("abcde", "allow")]
+
+
 async def test_a_standing_always_allow_is_answered_at_once(tmp_path: Path):
     workspace = FakeWorkspace()
     workspace.answer = {"id": "q2", "status": "allowed", "behavior": "allow", "rule": "always"}

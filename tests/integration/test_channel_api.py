@@ -8,6 +8,7 @@ import time
 import httpx
 import pytest
 
+from agent_workspace.domain.tokens import TokenKind
 from agent_workspace.services import accounts
 from tests.support import assert_problem, bearer
 
@@ -105,7 +106,8 @@ def test_an_idle_agent_hour_costs_1440_reads_and_holds_the_function_for_its_poll
 
     import anyio
 
-    from agent_workspace.services import channel
+    from agent_workspace.domain.models import Actor
+    from agent_workspace.services import channel, waits
 
     clock = [0.0]
     reads = []
@@ -119,13 +121,14 @@ def test_an_idle_agent_hour_costs_1440_reads_and_holds_the_function_for_its_poll
         reads.append(clock[0])
         return real(*args)
 
-    monkeypatch.setattr(channel, "pause", pause)
+    monkeypatch.setattr(waits, "pause", pause)  # a poll's pauses go through its wait slot
     monkeypatch.setattr(channel, "time", types.SimpleNamespace(monotonic=lambda: clock[0]))
     monkeypatch.setattr(channel, "wait_ends_at", lambda cap, deadline, margin: clock[0] + cap)
     monkeypatch.setattr(runtime.channel, "events_after", counted)
-    cursor = anyio.run(channel.events, runtime, seeded.workspace_id, None, 0, None)["cursor"]
+    agent = Actor("agent", seeded.account_id, seeded.workspace_id, "bridge-token")
+    cursor = anyio.run(channel.events, runtime, agent, None, 0, None)["cursor"]
     reads.clear()
-    answer = anyio.run(channel.events, runtime, seeded.workspace_id, cursor, 20, None)
+    answer = anyio.run(channel.events, runtime, agent, cursor, 20, None)
     assert answer["events"] == [] and clock[0] == 20
     assert reads == [0, 1, 3, 7, 11, 15, 19, 20]  # 8 reads a 20-second poll: 180 polls, 1,440 reads an idle hour
 
@@ -148,3 +151,44 @@ def test_a_board_task_the_human_creates_for_the_agent_arrives(human, bridge):
     assert [(e["kind"], e["taskId"], e["content"]) for e in got] == [
         ("task", task["id"], "Fix the flaky test\n\nIt fails 1 in 50.")
     ]
+
+
+@pytest.fixture
+def second_bridge(live, seeded, runtime):
+    """Another agent token of the same workspace, polling its own channel (a second Claude Code session, or not)."""
+    issued = accounts.issue_token(runtime.accounts, TokenKind.AGENT, seeded.account_id, seeded.workspace_id)
+    with httpx.Client(base_url=f"{live.url}/api/channel", headers=bearer(issued.token), timeout=30) as client:
+        yield client
+
+
+def test_a_verdict_reaches_only_the_bridge_of_the_token_that_asked(human, bridge, second_bridge):
+    """Two bridges of a workspace may hold the same Claude Code request id: each hears the verdict on its own."""
+    cursors = [b.get("/events").json()["cursor"] for b in (bridge, second_bridge)]
+    mine = bridge.post("/permissions", json={"requestId": "abcde", "toolName": "Bash", "inputPreview": "ls"}).json()
+    theirs = second_bridge.post("/permissions", json={"requestId": "abcde", "toolName": "Bash",
+                                                      "inputPreview": "rm -rf /"}).json()  # fmt: skip
+    assert human.post(f"/permissions/{mine['id']}", json={"decision": "allow"}).status_code == 200
+    bridges = (bridge, second_bridge)
+    heard = [b.get("/events", params={"cursor": c}).json() for b, c in zip(bridges, cursors, strict=True)]
+    assert [(e["kind"], e["meta"]["behavior"]) for e in heard[0]["events"]] == [("permission", "allow")]
+    assert heard[1]["events"] == []
+    assert human.post(f"/permissions/{theirs['id']}", json={"decision": "deny"}).status_code == 200
+    assert bridge.get("/events", params={"cursor": heard[0]["cursor"]}).json()["events"] == []
+    later = second_bridge.get("/events", params={"cursor": heard[1]["cursor"]}).json()["events"]
+    assert [(e["kind"], e["meta"]["request_id"], e["meta"]["behavior"]) for e in later] == [
+        ("permission", "abcde", "deny")
+    ]
+
+
+def test_a_request_id_already_pending_for_the_token_is_refused_until_decided_or_closed(human, bridge, clock):
+    ask = {"requestId": "abcde", "toolName": "Bash", "inputPreview": "make test"}
+    first = bridge.post("/permissions", json=ask)
+    assert first.status_code == 201
+    assert_problem(bridge.post("/permissions", json=ask | {"inputPreview": "rm -rf /"}), 409, "requestId abcde",
+                   "already pending")  # fmt: skip
+    assert [p["inputPreview"] for p in human.get("/permissions").json()["permissions"]] == ["make test"]
+    human.post(f"/permissions/{first.json()['id']}", json={"decision": "deny"})
+    second = bridge.post("/permissions", json=ask)
+    assert second.status_code == 201  # decided: the id is free again
+    clock.advance(seconds=601)  # unanswered, the question closes (Claude Code moved on)
+    assert bridge.post("/permissions", json=ask).status_code == 201

@@ -58,11 +58,12 @@ from agent_workspace.services import (
 from agent_workspace.services.tasks import NewTask
 from agent_workspace.store.clients import AwsClients
 from agent_workspace.store.schedules import schedule_name
+from agent_workspace.store.waits import Lease
 from agent_workspace.tools import REGISTRY
 from agent_workspace.tools.agent import PERSON_ONLY
 from agent_workspace.tools.task import AttachmentIn
 from agent_workspace.workers import fan_out
-from tests.support import LiveServer, b64
+from tests.support import LiveServer, b64, bearer
 
 SECRET = f"victim-secret-{secrets.token_hex(6)}"  # in every piece of A's content, never in an attacker's payload
 SITE = "https://victim-site.example"
@@ -253,7 +254,7 @@ def build_world(rt: Runtime, http: httpx.Client) -> World:
         ],
     )
     running = site_tools.start_call(rt, agent, task.id, SITE, "victim_read", {"q": f"{SECRET} running"})
-    assert [c["id"] for c in anyio.run(site_tools.poll_calls, rt, account_a, 0)] == [running.id]
+    assert [c["id"] for c in anyio.run(site_tools.poll_calls, rt, account_a, "victim-browser", 0)] == [running.id]
     queued = site_tools.start_call(rt, agent, task.id, SITE, "victim_read", {"q": f"{SECRET} queued"})
     pending = site_tools.start_call(rt, agent, task.id, SITE, "victim_write", {"q": f"{SECRET} pending"})
     assert (queued.status, pending.status) == ("queued", "pending")
@@ -1304,3 +1305,49 @@ def test_the_victim_is_unchanged_after_the_whole_matrix(world: World, baseline: 
     assert_untouched(world, stored)
     assert world.rt.accounts.resolve_token(hash_token(world.human_a)) is not None
     assert world.rt.accounts.resolve_token(hash_token(world.agent_w1)) is not None
+
+
+# == waits in flight: one account's never take another's ==========================================
+
+
+def test_an_accounts_waits_in_flight_never_block_another_accounts_waits(world: World):
+    """Account A at its cap of waits (held on other Lambda instances, say): A's next wait is refused, B's run."""
+    w, rt = world, world.rt
+    now = int(rt.clock().timestamp())
+    cap, a_tokens = rt.settings.account_waits_cap, (w.agent_w1_token_id, w.human_a_token_id, w.agent_w2_token_id)
+    held = [Lease(a_tokens[i % len(a_tokens)], f"victim-wait-{i}", now + 120) for i in range(cap)]
+    for lease in held:
+        assert rt.waits.take(w.account_a, lease, now, rt.settings.waits_per_token, cap) is None
+    try:
+        refused = w.http.get("/api/channel/events", params={"wait": 5}, headers=bearer(w.agent_w2))
+        assert refused.status_code == 429 and f"{cap} waits already in flight for this account" in refused.text
+        for token, path in ((w.agent_b, "/api/channel/events"), (w.human_b, "/api/bridge/calls")):
+            answer = w.http.get(path, params={"wait": 0.3}, headers=bearer(token))
+            assert answer.status_code == 200, (path, answer.text)
+    finally:
+        for lease in held:
+            rt.waits.let_go(w.account_a, lease)
+
+
+# == permission verdicts: only the bridge that asked hears one =====================================
+
+
+def test_another_token_of_the_workspace_never_hears_a_verdict_it_did_not_ask_for(world: World):
+    """W1's agent asked (`victim-2`, pending); a second agent token of W1 asks with the same request id. The human's
+    verdict on the victim's question reaches the victim's bridge alone. (Runs after the matrix: it decides.)"""
+    w = world
+    neighbour = accounts.issue_token(w.rt.accounts, TokenKind.AGENT, w.account_a, w.w1).token
+    bridges = (w.agent_w1, neighbour)
+    cursors = {t: w.http.get("/api/channel/events", headers=bearer(t)).json()["cursor"] for t in bridges}
+    same_id = {"requestId": "victim-2", "toolName": "OtherTool", "description": "harmless"}
+    assert w.http.post("/api/channel/permissions", json=same_id, headers=bearer(neighbour)).status_code == 201
+    decided = w.http.post(f"/api/workspaces/{w.w1}/permissions/{w.permission_id}", json={"decision": "allow"},
+                          headers=bearer(w.human_a))  # fmt: skip
+    assert decided.status_code == 200, decided.text
+
+    def verdicts(token: str) -> list[dict[str, str]]:
+        got = w.http.get("/api/channel/events", params={"cursor": cursors[token]}, headers=bearer(token)).json()
+        return [e["meta"] for e in got["events"] if e["kind"] == "permission"]
+
+    assert verdicts(w.agent_w1) == [{"kind": "permission", "request_id": "victim-2", "behavior": "allow"}]
+    assert verdicts(neighbour) == []

@@ -20,9 +20,13 @@ import anyio
 import httpx
 import pytest
 
+from agent_workspace.domain.tokens import hash_token
 from agent_workspace.services import elicitations, site_tools
 from agent_workspace.services.tasks import Actor, NewTask, create_task
-from tests.support import free_port, wait_until_healthy
+from agent_workspace.store import keys
+from agent_workspace.store.dynamo import get_item
+from agent_workspace.store.waits import Lease
+from tests.support import connected, free_port, wait_until_healthy
 
 MCP = {
     "content-type": "application/json",
@@ -113,6 +117,7 @@ def new_task(runtime, seeded) -> str:
 def test_many_bridge_polls_at_once_leave_the_server_free_to_answer_other_requests(live, runtime, seeded, monkeypatch):
     """anyio lends sync routes 40 threads: polls that slept in them kept /health waiting for a poll to end."""
     polls, threads = 48, 40
+    runtime.settings = runtime.settings.model_copy(update={"waits_per_token": polls, "waits_per_account": polls})
     started = counting(monkeypatch, runtime.site_tools, "seen")  # a poll's first store call
     human = {"authorization": f"Bearer {seeded.human_token}"}
     health: list[float] = []
@@ -214,3 +219,116 @@ def test_serve_exits_promptly_while_an_agent_waits_for_the_human(stop):
             process.kill()
             process.wait()
     assert stopped < 8, b"".join(output).decode(errors="replace")[-3000:]
+
+
+# -- waits in flight are bounded per token and per account ------------------------------------------------
+
+
+def leases(runtime, account_id: str) -> set[str]:
+    """The account's waits in flight, as the store holds them."""
+    item = get_item(runtime.clients.dynamodb, runtime.settings.table_name, keys.waits_pk(account_id), keys.WAITS_SK)
+    return set((item or {}).get("all", ()))
+
+
+def token_id_of(runtime, token: str) -> str:
+    principal = runtime.accounts.resolve_token(hash_token(token))
+    assert principal is not None
+    return principal.token_id
+
+
+def hold(runtime, account_id: str, token_id: str, seconds: int = 60) -> Lease:
+    """A wait in flight elsewhere (another Lambda instance): its lease, taken in the store directly."""
+    now = int(runtime.clock().timestamp())
+    lease = Lease(token_id, f"elsewhere-{time.monotonic_ns()}", now + seconds)
+    assert runtime.waits.take(account_id, lease, now, 100, 100) is None
+    return lease
+
+
+async def until(condition: Callable[[], Any], seconds: float, what: str) -> None:
+    with anyio.fail_after(seconds):
+        while not condition():
+            await anyio.sleep(0.02)
+
+
+def test_a_token_with_its_waits_in_flight_is_refused_one_more_with_429_saying_how_many(live, runtime, seeded):
+    runtime.settings = runtime.settings.model_copy(update={"waits_per_token": 2})
+    agent = {"authorization": f"Bearer {seeded.agent_token}"}
+    outcome: dict[str, httpx.Response] = {}
+
+    async def main() -> None:
+        async with (
+            httpx.AsyncClient(base_url=live.url, headers=agent, timeout=30) as http,
+            anyio.create_task_group() as waiting,
+        ):
+            for _ in range(2):
+                waiting.start_soon(functools.partial(http.get, "/api/channel/events", params={"wait": 20}))
+            await until(lambda: len(leases(runtime, seeded.account_id)) == 2, 10, "two polls wait")
+            outcome["refused"] = await http.get("/api/channel/events", params={"wait": 20})
+            outcome["at_once"] = await http.get("/api/channel/events", params={"wait": 0})  # waits for nothing
+            waiting.cancel_scope.cancel()  # the two polls hang up
+
+    anyio.run(main)
+    refused = outcome["refused"]
+    assert refused.status_code == 429, refused.text
+    assert "2 waits already in flight for this token" in refused.json()["detail"]
+    assert "retry when one ends" in refused.json()["detail"]
+    assert 1 <= int(refused.headers["retry-after"]) <= 20 + 1
+    assert outcome["at_once"].status_code == 200
+    wait_until(lambda: not leases(runtime, seeded.account_id), 5, "the polls that hung up let their slots go")
+    again = httpx.get(f"{live.url}/api/channel/events", params={"wait": 0.3}, headers=agent, timeout=30)
+    assert again.status_code == 200 and not leases(runtime, seeded.account_id)  # taken, then let go
+
+
+@pytest.mark.anyio
+async def test_an_accounts_waits_in_flight_refuse_an_elicit_of_another_token_before_it_asks(live, runtime, seeded):
+    """The account cap counts every token of the account; a refused elicit stores no question to ask twice."""
+    runtime.settings = runtime.settings.model_copy(update={"waits_per_token": 5, "waits_per_account": 1})
+    hold(runtime, seeded.account_id, token_id_of(runtime, seeded.human_token))  # the browser's poll
+    task_id = new_task(runtime, seeded)
+    async with connected(live.url, seeded.agent_token) as agent:
+        text, is_error = await agent("task", "elicit", taskId=task_id, message="Ship?", mode="url",
+                                     url="https://x.example", timeoutSeconds=600)  # fmt: skip
+    assert is_error
+    assert text.startswith("task elicit: 1 waits already in flight for this account")
+    assert "retry when one ends" in text
+    assert elicitations.open_questions(runtime, seeded.workspace_id, None) == []
+
+
+def test_a_bridge_poll_is_refused_while_the_accounts_agents_hold_every_wait(live, runtime, seeded):
+    runtime.settings = runtime.settings.model_copy(update={"waits_per_account": 2})
+    agent_token_id = token_id_of(runtime, seeded.agent_token)
+    held = [hold(runtime, seeded.account_id, agent_token_id) for _ in range(2)]
+    human = {"authorization": f"Bearer {seeded.human_token}"}
+    refused = httpx.get(f"{live.url}/api/bridge/calls", params={"wait": 5}, headers=human, timeout=30)
+    assert refused.status_code == 429 and "2 waits already in flight for this account" in refused.json()["detail"]
+    runtime.waits.let_go(seeded.account_id, held[0])
+    assert httpx.get(f"{live.url}/api/bridge/calls", params={"wait": 0.3}, headers=human, timeout=30).json() == {
+        "calls": []
+    }
+
+
+def test_a_wait_whose_lambda_was_killed_frees_its_slot_when_its_lease_expires(live, runtime, seeded, clock):
+    """A killed invocation never lets go; its lease (the wait's cap plus slack) runs out, and the next wait drops it."""
+    runtime.settings = runtime.settings.model_copy(update={"waits_per_token": 1})
+    hold(runtime, seeded.account_id, token_id_of(runtime, seeded.agent_token), seconds=55)
+    agent = {"authorization": f"Bearer {seeded.agent_token}"}
+    poll = functools.partial(httpx.get, f"{live.url}/api/channel/events", headers=agent, timeout=30)
+    assert poll(params={"wait": 0.3}).status_code == 429
+    clock.advance(seconds=56)
+    assert poll(params={"wait": 0.3}).status_code == 200
+    assert not leases(runtime, seeded.account_id)  # the dead lease dropped, the poll's own let go
+
+
+@pytest.mark.anyio
+async def test_a_site_call_over_the_tokens_waits_is_refused_before_it_starts(live, runtime, seeded):
+    runtime.settings = runtime.settings.model_copy(update={"waits_per_token": 1})
+    tool = {"name": "deploy", "description": "Deploy", "inputSchema": {"type": "object"}, "annotations": {}}
+    shared = [{"origin": "https://ci.example", "title": "CI", "tools": [tool]}]
+    site_tools.report_sites(runtime, seeded.account_id, shared)
+    hold(runtime, seeded.account_id, token_id_of(runtime, seeded.agent_token))  # its channel poll, say
+    task_id = new_task(runtime, seeded)
+    async with connected(live.url, seeded.agent_token) as agent:
+        text, is_error = await agent("siteTools", "call", taskId=task_id, site="https://ci.example", tool="deploy",
+                                     arguments={})  # fmt: skip
+    assert is_error and text.startswith("siteTools call: 1 waits already in flight for this token")
+    assert site_tools.calls_of(runtime, seeded.workspace_id, None) == []  # nothing to start again

@@ -32,3 +32,14 @@ def test_a_cap_that_is_not_positive_or_is_too_long_is_refused_at_start_up(monkey
     monkeypatch.setenv(name, value)
     with pytest.raises(ValidationError, match=name.removeprefix("WORKSPACE_").lower()):
         Settings()
+
+
+def test_one_accounts_waits_stay_below_the_apis_reserved_concurrency(monkeypatch):
+    """The template passes ApiReservedConcurrency as it is: empty means no cap, a number holds the account cap under
+    it, so one account's waits always leave an invocation for everyone else."""
+    monkeypatch.setenv("WORKSPACE_API_CONCURRENCY", "")
+    assert Settings().account_waits_cap == 10
+    monkeypatch.setenv("WORKSPACE_API_CONCURRENCY", "25")
+    assert Settings().account_waits_cap == 10
+    monkeypatch.setenv("WORKSPACE_API_CONCURRENCY", "6")
+    assert Settings().account_waits_cap == 5

@@ -126,9 +126,43 @@ class Settings(BaseSettings):
         le=BRIDGE_POLL_MAX_SECONDS,
         description="Longest one bridge long-poll (`GET /api/bridge/calls`) waits, whatever its `wait` asks.",
     )
+    waits_per_token: int = Field(
+        5,
+        gt=0,
+        description=(
+            "Most waits one token may have in flight at once (a bridge long-poll, `task elicit`, a `siteTools call`), "
+            "counted across Lambda instances; one more is refused with 429 / a tool error until one ends."
+        ),
+    )
+    waits_per_account: int = Field(
+        10,
+        gt=0,
+        description=(
+            "Most waits one account's tokens may have in flight at once; held below `WORKSPACE_API_CONCURRENCY` (at "
+            "most that minus one), so one account's waits never take every API invocation."
+        ),
+    )
+    api_concurrency: int | None = Field(
+        None,
+        gt=0,
+        description="The API function's reserved concurrency (the template's `ApiReservedConcurrency`); unset: none.",
+    )
     attachment_retention_days: int = Field(
         30, gt=0, description="Days attachments are kept (the bucket's lifecycle rule); older ones are expired."
     )
+
+    @field_validator("api_concurrency", mode="before")
+    @classmethod
+    def _empty_is_none(cls, value: object) -> object:
+        """The template passes `ApiReservedConcurrency` as it is, and empty there means no cap."""
+        return None if isinstance(value, str) and not value.strip() else value
+
+    @property
+    def account_waits_cap(self) -> int:
+        """`waits_per_account`, kept below the reserved concurrency: one account's waits leave an invocation free."""
+        if self.api_concurrency is None:
+            return self.waits_per_account
+        return max(0, min(self.waits_per_account, self.api_concurrency - 1))
 
     @field_validator("allowed_origins", "allowed_hosts", mode="before")
     @classmethod

@@ -24,6 +24,7 @@ from agent_workspace.store.schedules import ScheduleStore, ScheduleTarget
 from agent_workspace.store.site_tools import SiteToolStore
 from agent_workspace.store.skills import SkillStore
 from agent_workspace.store.tasks import TaskStore
+from agent_workspace.store.waits import WaitStore
 
 
 def _utc_now() -> datetime:
@@ -109,6 +110,10 @@ class Runtime:
     @cached_property
     def site_tools(self) -> SiteToolStore:
         return SiteToolStore(self.clients.dynamodb, self.settings.table_name)
+
+    @cached_property
+    def waits(self) -> WaitStore:
+        return WaitStore(self.clients.dynamodb, self.settings.table_name)
 
     @cached_property
     def notifications(self) -> NotificationStore:

@@ -164,7 +164,7 @@ async def poll_calls(
 ) -> dict:
     """Long-poll for calls to run in the browser; each call is handed to one poll only."""
     deadline = invocation_deadline(request.scope)
-    return {"calls": await site_tools.poll_calls(rt, human.account_id, wait, deadline)}
+    return {"calls": await site_tools.poll_calls(rt, human.account_id, human.token_id, wait, deadline)}
 
 
 @router.post("/api/bridge/calls/{call_id}/result", response_model=SiteCallOut, responses=problem_responses(409))

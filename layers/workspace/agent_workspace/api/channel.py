@@ -6,7 +6,7 @@ decisions.
    cursor it last received; without one, the last day's. Keep the returned cursor: a restarted bridge resumes.
 2. `POST /api/channel/permissions` with Claude Code's permission request: a question for the human (201), or the
    verdict at once (200) when the human always allows that tool in this workspace. The verdict arrives as a
-   `permission` event.
+   `permission` event, on the channel of the token that asked only.
 """
 
 from typing import Annotated, Any, Literal
@@ -75,13 +75,13 @@ async def events(
     wait: Annotated[float, Query(ge=0, le=BRIDGE_POLL_MAX_SECONDS)] = 0,
 ) -> dict[str, Any]:
     """What the agent should hear after `cursor`, waiting up to `wait` seconds when nothing is new."""
-    assert principal.workspace_id is not None
-    return await channel.events(rt, principal.workspace_id, cursor, wait, invocation_deadline(request.scope))
+    return await channel.events(rt, Actor.of(principal), cursor, wait, invocation_deadline(request.scope))
 
 
 @router.post("/api/channel/permissions", status_code=status.HTTP_201_CREATED)
 def ask(payload: PermissionIn, principal: AgentDep, rt: RuntimeDep, response: Response) -> dict[str, Any]:
-    """Claude Code asks to use a tool: the human decides, unless they always allow it here (then 200, allowed)."""
+    """Claude Code asks to use a tool: the human decides, unless they always allow it here (then 200, allowed).
+    The verdict goes to this token's bridge alone; a requestId already pending for this token is refused (409)."""
     p = payload
     answer, at_once = channel.ask_permission(
         rt, Actor.of(principal), p.requestId, p.toolName, p.description, p.inputPreview, p.taskId

@@ -30,6 +30,10 @@ class ChannelEvent:
     at: str
     task_id: str | None = None
     meta: dict[str, str] = field(default_factory=dict)
+    to_token: str | None = None  # a permission verdict: only the bridge of the token that asked hears it
+
+    def heard_by(self, token_id: str) -> bool:
+        return self.to_token is None or self.to_token == token_id
 
     def public(self) -> dict[str, Any]:
         return {"id": self.id, "kind": self.kind, "taskId": self.task_id, "content": self.content,
@@ -52,6 +56,7 @@ class PermissionQuestion:
     status: str = "pending"  # pending, allowed, denied
     task_id: str | None = None
     decided_at: str | None = None
+    token_id: str | None = None  # the agent token whose bridge asked: the verdict goes to it alone
 
     def public(self, now: str) -> dict[str, Any]:
         status = "expired" if self.status == "pending" and self.closes_at <= now else self.status

@@ -3,7 +3,8 @@ things happen, and the permission questions the bridge relays to the human.
 
 A poll is one Query from the bridge's cursor; when nothing is new it waits, reading again at growing intervals
 (1 s, then 2 s, then every 4 s) until its wait ends: an idle bridge polling with a 20-second wait costs about 8
-reads and 20 Lambda-seconds a poll, 180 polls an hour.
+reads, 2 writes (its slot among the waits in flight, `services.waits`) and 20 Lambda-seconds a poll, 180 polls an
+hour.
 """
 
 import time
@@ -11,7 +12,7 @@ from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
-from agent_workspace.blocking import client_gone, pause, run_blocking, wait_ends_at
+from agent_workspace.blocking import client_gone, run_blocking, wait_ends_at
 from agent_workspace.domain import channel as rules
 from agent_workspace.domain.channel import ChannelEvent, PermissionQuestion
 from agent_workspace.domain.clock import iso
@@ -21,7 +22,7 @@ from agent_workspace.domain.models import Actor
 from agent_workspace.domain.text import check_plain, echo
 from agent_workspace.observability import count, logger
 from agent_workspace.runtime import Runtime
-from agent_workspace.services import notifications
+from agent_workspace.services import notifications, waits
 
 _INTERVALS = (1.0, 2.0, 4.0)
 
@@ -51,24 +52,27 @@ def task_pushed(rt: Runtime, workspace_id: str, kind: str, task: Any) -> None:
     push(rt, workspace_id, kind, task.id, "\n".join(lines), title=task.title)
 
 
-async def events(
-    rt: Runtime, workspace_id: str, cursor: str | None, wait: float, deadline: float | None
-) -> dict[str, Any]:
-    """What is new after `cursor` (without one: the last day's), waiting up to `wait` when nothing is."""
+async def events(rt: Runtime, actor: Actor, cursor: str | None, wait: float, deadline: float | None) -> dict[str, Any]:
+    """What is new after `cursor` (without one: the last day's), waiting up to `wait` when nothing is; the wait
+    holds one of the token's waits in flight (`services.waits`) from its first pause."""
     if cursor is not None and not is_id(cursor):
         raise PayloadError("cursor is not one this endpoint returned", field="cursor")
     after = cursor or first_id_at(int((rt.clock() - timedelta(hours=rules.BACKLOG_HOURS)).timestamp() * 1000))
     settings = rt.settings
-    give_up = wait_ends_at(min(wait, settings.bridge_poll_seconds), deadline, settings.lambda_return_margin_seconds)
+    seconds = min(wait, settings.bridge_poll_seconds)
+    give_up = wait_ends_at(seconds, deadline, settings.lambda_return_margin_seconds)
     rounds = 0
-    while True:
-        found = await run_blocking(rt.channel.events_after, workspace_id, after, rules.EVENTS_PER_POLL)
-        left = give_up - time.monotonic()
-        if found or left <= 0 or client_gone():
-            last = found[-1].id if found else after
-            return {"events": [event.public() for event in found], "cursor": last}
-        await pause(min(_INTERVALS[min(rounds, len(_INTERVALS) - 1)], left))
-        rounds += 1
+    async with waits.waiting(rt, actor.account_id, actor.token_id, seconds) as waited:
+        while True:
+            read = await run_blocking(rt.channel.events_after, actor.workspace_id, after, rules.EVENTS_PER_POLL)
+            found = [event for event in read if event.heard_by(actor.token_id)]  # another bridge's verdicts: not
+            after = read[-1].id if read else after
+            left = give_up - time.monotonic()
+            if found or left <= 0 or client_gone():
+                return {"events": [event.public() for event in found], "cursor": after}
+            if not read:
+                await waited.pause(min(_INTERVALS[min(rounds, len(_INTERVALS) - 1)], left))
+                rounds += 1
 
 
 def ask_permission(
@@ -88,7 +92,7 @@ def ask_permission(
         return {"id": question_id, "status": "allowed", "behavior": "allow", "rule": "always"}, True
     expires = now + timedelta(seconds=rules.PERMISSION_SECONDS)
     question = PermissionQuestion(question_id, request_id, tool, description, preview, iso(now), iso(expires),
-                                  task_id=task_id)  # fmt: skip
+                                  task_id=task_id, token_id=actor.token_id)  # fmt: skip
     rt.channel.ask(actor.workspace_id, question, int(expires.timestamp()) + 3600)
     count("ChannelPermissionAsked")
     notifications.notify(rt, "toolApproval", actor.account_id, actor.workspace_id, task_id, question_id)
@@ -101,7 +105,8 @@ def questions(rt: Runtime, workspace_id: str) -> list[dict[str, Any]]:
 
 
 def decide(rt: Runtime, workspace_id: str, question_id: str, decision: str) -> dict[str, Any]:
-    """The human's verdict, sent to the bridge as a `permission` event; `always` also allows the tool from now on."""
+    """The human's verdict, sent as a `permission` event to the bridge of the token that asked, and to no other
+    (another bridge of the workspace could hold the same request id); `always` also allows the tool from now on."""
     if decision not in rules.PERMISSION_DECISIONS:
         raise PayloadError("decision must be allow, deny or always", field="decision")
     question = rt.channel.question(workspace_id, question_id) if is_id(question_id) else None
@@ -112,7 +117,8 @@ def decide(rt: Runtime, workspace_id: str, question_id: str, decision: str) -> d
         raise Conflict(f"question {question.id} was already answered or has expired (Claude Code moved on)")
     behavior = "deny" if decision == "deny" else "allow"
     meta = {"kind": "permission", "request_id": question.request_id, "behavior": behavior}
-    event = ChannelEvent(new_id(), "permission", f"{question.tool_name}: {behavior}", iso(now), question.task_id, meta)
+    event = ChannelEvent(new_id(), "permission", f"{question.tool_name}: {behavior}", iso(now), question.task_id, meta,
+                         to_token=question.token_id)  # fmt: skip
     expires = int((now + timedelta(days=rules.EVENTS_KEPT_DAYS)).timestamp())
     status = "denied" if behavior == "deny" else "allowed"
     rule = question.tool_name if decision == "always" else None

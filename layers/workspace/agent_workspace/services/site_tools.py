@@ -43,7 +43,7 @@ from agent_workspace.domain.tasks import Message
 from agent_workspace.domain.text import echo
 from agent_workspace.observability import count
 from agent_workspace.runtime import Runtime
-from agent_workspace.services import notifications
+from agent_workspace.services import notifications, waits
 
 _FIRST_POLL = 0.2
 _MAX_POLL = 1.0
@@ -274,7 +274,7 @@ def calls_of(rt: Runtime, workspace_id: str, status: str | None) -> list[dict[st
 
 
 async def poll_calls(
-    rt: Runtime, account_id: str, wait_seconds: float, deadline: float | None = None
+    rt: Runtime, account_id: str, token_id: str, wait_seconds: float, deadline: float | None = None
 ) -> list[dict[str, Any]]:
     """Long-poll for calls to run, claiming each so that one browser runs it once; marks the browser online.
 
@@ -282,21 +282,22 @@ async def poll_calls(
     `bridge_poll_seconds` and to before the invocation's end (`deadline`, monotonic): the browser polls again.
     It waits on the event loop and reads the store in a worker thread, so many polls hold no thread between
     reads (a thread each starved every other route of anyio's 40). A poll whose browser hung up claims nothing.
+    From its first pause the poll holds one of the token's waits in flight (`services.waits`).
     """
     await run_blocking(rt.site_tools.seen, account_id, iso(rt.clock()))
     settings = rt.settings
-    give_up = wait_ends_at(
-        min(wait_seconds, settings.bridge_poll_seconds), deadline, settings.lambda_return_margin_seconds
-    )
-    while True:
-        claimed = await run_blocking(_claim_queued, rt, account_id)
-        if claimed or time.monotonic() >= give_up:
-            # Only while still connected: a poll that outlives the browser's sign-out must not bring it back online.
-            await run_blocking(rt.site_tools.seen_again, account_id, iso(rt.clock()))
-            return [_for_bridge(rt, call) for call in claimed]
-        await pause(min(_BRIDGE_POLL, max(0.0, give_up - time.monotonic())))
-        if client_gone():  # a call claimed now would wait for a browser that is not listening
-            return []
+    seconds = min(wait_seconds, settings.bridge_poll_seconds)
+    give_up = wait_ends_at(seconds, deadline, settings.lambda_return_margin_seconds)
+    async with waits.waiting(rt, account_id, token_id, seconds) as waited:
+        while True:
+            claimed = await run_blocking(_claim_queued, rt, account_id)
+            if claimed or time.monotonic() >= give_up:
+                # Only while still connected: a poll outliving the browser's sign-out must not bring it back online.
+                await run_blocking(rt.site_tools.seen_again, account_id, iso(rt.clock()))
+                return [_for_bridge(rt, call) for call in claimed]
+            await waited.pause(min(_BRIDGE_POLL, max(0.0, give_up - time.monotonic())))
+            if client_gone():  # a call claimed now would wait for a browser that is not listening
+                return []
 
 
 def _claim_queued(rt: Runtime, account_id: str) -> list[SiteCall]:

@@ -47,11 +47,21 @@ class ChannelStore:
         return [_EVENT.validate_python(from_item(item)) for item in page.get("Items", [])]
 
     def ask(self, workspace_id: str, question: PermissionQuestion, expires_at: int) -> None:
+        """The question, and its request id held for its token until decided or closed (else `Conflict`): one
+        transaction, so two questions of one token never share a request id while one is pending."""
+        pk = keys.channel_pk(workspace_id)
         values = _QUESTION.dump_python(question, by_alias=True, exclude_none=True)
-        item = {**values, keys.PK: keys.channel_pk(workspace_id), keys.SK: keys.permission_sk(question.id),
-                keys.TTL_ATTRIBUTE: expires_at}  # fmt: skip
-        with translating_errors():
-            self._db.put_item(TableName=self._table, Item=to_item(item), **only_if(NEW_ITEM))
+        item = {**values, keys.PK: pk, keys.SK: keys.permission_sk(question.id), keys.TTL_ATTRIBUTE: expires_at}
+        items: list[dict[str, Any]] = [{"Put": {"TableName": self._table, "Item": to_item(item), **only_if(NEW_ITEM)}}]
+        if question.token_id is not None:
+            held = {keys.PK: pk, keys.SK: keys.permission_request_sk(question.token_id, question.request_id),
+                    "questionId": question.id, "closesAt": question.closes_at,
+                    keys.TTL_ATTRIBUTE: expires_at}  # fmt: skip
+            free = NEW_ITEM | Attr("closesAt").lte(question.created_at)  # none, or its question closed unanswered
+            items.append({"Put": {"TableName": self._table, "Item": to_item(held), **only_if(free)}})
+        with translating_errors(f"requestId {question.request_id} is already pending for this token; its verdict "
+                                "comes as a permission event"):  # fmt: skip
+            self._db.transact_write_items(TransactItems=items)
 
     def question(self, workspace_id: str, question_id: str) -> PermissionQuestion | None:
         item = get_item(self._db, self._table, keys.channel_pk(workspace_id), keys.permission_sk(question_id), True)
@@ -79,6 +89,10 @@ class ChannelStore:
         if rule is not None:
             items.append({"Put": {"TableName": self._table, "Item": to_item(
                 {keys.PK: pk, keys.SK: keys.permission_rule_sk(rule), "tool": rule, "createdAt": at})}})  # fmt: skip
+        if question.token_id is not None:  # the request id is free again; held by a newer question, this one closed
+            held = key(pk, keys.permission_request_sk(question.token_id, question.request_id))
+            mine = Attr(keys.PK).not_exists() | Attr("questionId").eq(question.id)
+            items.append({"Delete": {"TableName": self._table, "Key": held, **only_if(mine)}})
         with translating_errors(f"question {question.id} was answered meanwhile"):
             self._db.transact_write_items(TransactItems=items)
 

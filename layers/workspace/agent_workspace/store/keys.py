@@ -415,9 +415,22 @@ def permission_sk(question_id: str) -> str:
     return f"{PERMISSION_PREFIX}{question_id}"
 
 
+def permission_request_sk(token_id: str, request_id: str) -> str:
+    """Claude Code's request id, pending for one token: a second question with it is refused while this stands."""
+    return f"PERMREQ#{token_id}#{request_id}"
+
+
 PERMISSION_RULE_PREFIX = "PERMRULE#"
 
 
 def permission_rule_sk(tool: str) -> str:
     """A tool the human always allows in this workspace."""
     return f"{PERMISSION_RULE_PREFIX}{tool}"
+
+
+def waits_pk(account_id: str) -> str:
+    """The waits in flight of an account's tokens: one item, so one conditional write counts a wait in or out."""
+    return f"WAITS#{account_id}"
+
+
+WAITS_SK = "WAITS"

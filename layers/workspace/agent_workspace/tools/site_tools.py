@@ -15,7 +15,7 @@ from agent_workspace.domain.site_tools import (
     normalise_origin,
 )
 from agent_workspace.mcp_server.registry import Action, Call, Payload, Tool
-from agent_workspace.services import site_tools, tasks
+from agent_workspace.services import site_tools, tasks, waits
 from agent_workspace.tools.answers.site_tools import (
     SiteCallPending,
     SiteCallResult,
@@ -70,6 +70,14 @@ async def call_tool(call: Call, payload: CallPayload) -> dict:
     actor = Actor.of(call.principal)
     task_id = await run_blocking(tasks.resolving_identifier, call.runtime, actor.workspace_id, payload.taskId)
     payload = payload.model_copy(update={"taskId": task_id})
+    # The slot comes first: a refused wait starts no call the agent would start again.
+    async with waits.waiting(call.runtime, actor.account_id, actor.token_id, call.runtime.settings.agent_wait_seconds
+                             ) as waited:  # fmt: skip
+        await waited.take()
+        return await _start_and_wait(call, actor, payload)
+
+
+async def _start_and_wait(call: Call, actor: Actor, payload: CallPayload) -> dict:
     if payload.callId is not None:
         started = await run_blocking(site_tools.find_call, call.runtime, actor, payload.callId, payload.taskId)
         if (started.site, started.tool) != (normalise_origin(payload.site), payload.tool):

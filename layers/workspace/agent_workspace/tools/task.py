@@ -10,7 +10,7 @@ from agent_workspace.domain.errors import PayloadError
 from agent_workspace.domain.models import Actor
 from agent_workspace.domain.tasks import MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS, AttachmentIn
 from agent_workspace.mcp_server.registry import Action, Call, Payload, Tool
-from agent_workspace.services import elicitations, tasks
+from agent_workspace.services import elicitations, tasks, waits
 from agent_workspace.services.tasks import NewTask
 from agent_workspace.tools import task_board
 from agent_workspace.tools.answers.task import Attachment, ElicitAnswer, TaskAnswer
@@ -170,6 +170,14 @@ async def elicit(call: Call, payload: ElicitPayload) -> dict:
     actor = Actor.of(call.principal)
     task_id = await run_blocking(tasks.resolving_identifier, call.runtime, actor.workspace_id, payload.taskId)
     payload = payload.model_copy(update={"taskId": task_id})
+    # The slot comes first: a refused wait stores no question the agent would ask again.
+    async with waits.waiting(call.runtime, actor.account_id, actor.token_id, call.runtime.settings.agent_wait_seconds
+                             ) as waited:  # fmt: skip
+        await waited.take()
+        return await _ask_and_wait(call, actor, payload)
+
+
+async def _ask_and_wait(call: Call, actor: Actor, payload: ElicitPayload) -> dict:
     if payload.elicitationId is not None:
         given = [name for name in ("message", "mode", "requestedSchema", "url") if getattr(payload, name) is not None]
         if given:
