@@ -186,7 +186,7 @@ class AgentStore:
             "ScanIndexForward": False,
             "Limit": limit,
         }
-        start = decode_cursor(cursor, {keys.PK: pk}, (keys.SK,))
+        start = decode_cursor(cursor, {keys.PK: pk}, (keys.SK,), keys.PROMPT_SK_PREFIX)
         if start is not None:
             request["ExclusiveStartKey"] = start
         with translating_errors():
@@ -290,7 +290,7 @@ class AgentStore:
             request["FilterExpression"] = "#kind IN (" + ", ".join(f":k{i}" for i in range(len(kinds))) + ")"
             request["ExpressionAttributeNames"] = {"#kind": "kind"}
             request["ExpressionAttributeValues"] |= to_item({f":k{i}": k for i, k in enumerate(kinds)})
-        start = decode_cursor(cursor, {keys.PK: pk}, (keys.SK,))
+        start = decode_cursor(cursor, {keys.PK: pk}, (keys.SK,), keys.AGENT_ACTIVITY_PREFIX)
         if start is not None:
             request["ExclusiveStartKey"] = start
         with translating_errors():
