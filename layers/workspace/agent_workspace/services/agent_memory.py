@@ -228,7 +228,11 @@ def remember(
                 iso(now),
                 session_id=session,
             )
-            rt.agent_memory.create(memory, write, rules.MEMORIES_PER_AGENT)
+            try:
+                rt.agent_memory.create(memory, write, rules.MEMORIES_PER_AGENT)
+            except Refused as refused:
+                if refused.rule != "exists" or not _own_write(rt, memory):
+                    raise
             result = {"name": name, "mode": "create", "id": memory.id, "revision": 1}
         else:
             if expected_revision is None:
@@ -305,6 +309,14 @@ def _write(rt: Runtime, actor: Actor, agent_id: str, session: str | None) -> Age
         f"RATE#memory#{session}#{hour}", rules.MEMORY_WRITES_PER_HOUR, expires
     )
     return write
+
+
+def _own_write(rt: Runtime, memory: AgentMemory) -> bool:
+    """The memory in the way is this very write, committed by an attempt whose answer was lost and applied again
+    by the retry (the id is new per write; AWS would not apply a retry with the call's ClientRequestToken again,
+    the local stack's moto does)."""
+    current = rt.agent_memory.get(memory.agent_id, memory.name, consistent=True)
+    return current is not None and current.id == memory.id
 
 
 def _stale(current: AgentMemory, expected: int) -> Conflict:

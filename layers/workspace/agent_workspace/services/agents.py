@@ -160,7 +160,10 @@ def create(
         created = Activity(new_id(), agent.id, "agent", summary, now, actor.kind)
         rt.agents.create(agent, version, rules.AGENTS_PER_ACCOUNT, made, created)
     except SlugTaken:
-        raise Conflict(f"slug {slug!r} is taken by another agent of this account; choose another") from None
+        if (
+            rt.agents.id_of_slug(actor.account_id, slug, consistent=True) != agent.id
+        ):  # else: this very write, applied by a retry
+            raise Conflict(f"slug {slug!r} is taken by another agent of this account; choose another") from None
     except AgentCapReached:
         raise Conflict(f"this account has {rules.AGENTS_PER_ACCOUNT} agents already, the most it may hold") from None
     count("AgentCreated")

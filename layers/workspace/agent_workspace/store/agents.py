@@ -102,8 +102,8 @@ class AgentStore:
         item = get_item(self._db, self._table, keys.agent_pk(agent_id), keys.AGENT_SK, consistent)
         return _AGENT.validate_python(item) if item else None
 
-    def id_of_slug(self, account_id: str, slug: str) -> str | None:
-        item = get_item(self._db, self._table, keys.account_pk(account_id), keys.agent_slug_sk(slug), False)
+    def id_of_slug(self, account_id: str, slug: str, consistent: bool = False) -> str | None:
+        item = get_item(self._db, self._table, keys.account_pk(account_id), keys.agent_slug_sk(slug), consistent)
         return item["agentId"] if item else None
 
     def of_account(self, account_id: str) -> list[Agent]:
