@@ -221,6 +221,9 @@ class Agent:
     profile_tools: frozenset[str] = frozenset()
     last_session: dict[str, str] | None = None
     unread_mentions: int = 0
+    offered_to: str | None = None  # the account a pending transfer is offered to; it grants that account nothing
+    offered_at: str | None = None
+    owned_since: str | None = None  # the last transfer: load sessions opened before it are ended
 
     def listed(self) -> dict[str, Any]:
         """What list_agents shows of it (this account's own agents)."""

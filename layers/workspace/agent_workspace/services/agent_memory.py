@@ -15,6 +15,7 @@ from typing import Any
 
 from agent_workspace.domain import agents as rules
 from agent_workspace.domain.agent_records import AgentMemory, MemoryIndexEntry
+from agent_workspace.domain.agents import Agent
 from agent_workspace.domain.clock import iso
 from agent_workspace.domain.errors import Conflict, Forbidden, NotFound, PayloadError
 from agent_workspace.domain.ids import is_id, new_id
@@ -203,7 +204,7 @@ def remember(
     found = _memory_reach(rt, actor, ref, write=True)
     agent = found.agent
     now = rt.clock()
-    write = _write(rt, actor, agent.id, session)
+    write = _write(rt, actor, agent, session)
     write.activity(entry(rt, agent.id, "memory", f"memory {name!r}: {mode}", actor, session))
     writer = "people" if actor.kind == "human" else ("agent" if found.owned else "collaborators")
     try:
@@ -286,7 +287,7 @@ def forget(
         raise NotFound(f"agent {agent.id} has no memory {name!r}")
     now = rt.clock()
     expires = int((now + timedelta(days=rules.FORGOTTEN_KEPT_DAYS)).timestamp())
-    write = _write(rt, actor, agent.id, session)
+    write = _write(rt, actor, agent, session)
     write.activity(entry(rt, agent.id, "memory", f"forgot {name!r}: {reason}", actor, session))
     try:
         rt.agent_memory.forget(memory, reason, iso(now), expires, write)
@@ -297,15 +298,15 @@ def forget(
     return {"agent": agent.id, "forgotten": name, "id": memory.id, "restorableUntil": restorable}
 
 
-def _write(rt: Runtime, actor: Actor, agent_id: str, session: str | None) -> AgentWrite:
+def _write(rt: Runtime, actor: Actor, agent: Agent, session: str | None) -> AgentWrite:
     """The write, riding on the session and its hourly count when an agent writes."""
-    write = rt.agent_memory.write(agent_id)
+    write = rt.agent_memory.write(agent.id)
     if session is None:
         return write
     now = rt.clock()
     hour = now.strftime("%Y-%m-%dT%H")
     expires = int((now + timedelta(hours=2)).timestamp())
-    in_session(rt, actor, write, session).counted(
+    in_session(rt, actor, write, session, agent).counted(
         f"RATE#memory#{session}#{hour}", rules.MEMORY_WRITES_PER_HOUR, expires
     )
     return write

@@ -45,18 +45,26 @@ def entry(rt: Runtime, agent_id: str, kind: str, summary: str, actor: Actor, ses
     return Activity(new_id(), agent_id, kind, summary, iso(rt.clock()), actor.kind, session)
 
 
-def in_session(rt: Runtime, actor: Actor, write: AgentWrite, session: str) -> AgentWrite:
+def in_session(rt: Runtime, actor: Actor, write: AgentWrite, session: str, agent: Agent) -> AgentWrite:
     """The write rides on this session: it must exist for the agent, belong to this connection (a session belongs
-    to the connection that loaded the agent) and not be idle for 7 days."""
+    to the connection that loaded the agent), be opened since the agent's last transfer and not be idle for 7
+    days."""
     now = rt.clock()
-    return write.in_session(session, actor.token_id, iso(now), iso(now - timedelta(days=rules.SESSION_IDLE_DAYS)))
+    idle_since = iso(now - timedelta(days=rules.SESSION_IDLE_DAYS))
+    return write.in_session(session, actor.token_id, iso(now), idle_since, agent.owned_since)
 
 
 def session_refusal(rt: Runtime, actor: Actor, agent_id: str, session: str | None) -> WorkspaceError:
     """Why the session refused the write, read only once it has."""
-    found = session_of(rt, actor, agent_id, session) if session else None
+    found = session_of(rt, actor, agent_id, session, consistent=True) if session else None
     if found is None:
         return rules.foreign_session(agent_id, session)
+    agent = rt.agents.get(agent_id, consistent=True)
+    if agent is not None and agent.owned_since is not None and found.started_at < agent.owned_since:
+        return Conflict(
+            f"session {found.id} ended when agent {agent_id} changed owner ({agent.owned_since}); a transfer ends "
+            "every session: call load_agent again"
+        )
     return Conflict(
         f"session {found.id} has been idle since {found.last_active_at}: a session stops accepting writes after "
         f"{rules.SESSION_IDLE_DAYS} idle days; call load_agent again for a new one"
@@ -215,10 +223,11 @@ def loadable(rt: Runtime, actor: Actor) -> list[tuple[str, str, str]]:
     """(prompt name, title, description) of every agent the caller can load: the account's own (not archived) by
     slug, and accepted shares as `<owner>.<slug>` (MCP prompt names are one word a client shows as a command)."""
     own = [(a.slug, a.name, a.description) for a in rt.agents.of_account(actor.account_id) if not a.archived]
-    shares = [s for s in rt.agents.shares_with(actor.account_id) if s.accepted]
+    shares = {s.agent_id: s for s in rt.agents.shares_with(actor.account_id) if s.accepted}
     shared = [
-        (f"{s.owner_account_id}.{a.slug}", a.name, a.description)
-        for s, a in zip(shares, rt.agents.many([s.agent_id for s in shares]), strict=False)
+        (f"{shares[a.id].owner_account_id}.{a.slug}", a.name, a.description)
+        for a in rt.agents.many(list(shares))
+        if shares[a.id].current(a)
     ]
     return own + shared
 

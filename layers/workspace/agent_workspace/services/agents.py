@@ -67,7 +67,7 @@ def reach(rt: Runtime, actor: Actor, ref: str, consistent: bool = False) -> Reac
     if agent.account_id == actor.account_id:
         return Reach(agent)
     share = rt.agents.share(actor.account_id, agent.id)
-    if share is None:
+    if share is None or not share.current(agent):  # a share its maker no longer owns grants nothing
         raise missing
     return Reach(agent, share)
 
@@ -97,6 +97,8 @@ def find(rt: Runtime, actor: Actor, ref: str, consistent: bool = False) -> Agent
     found = reach(rt, actor, ref, consistent)
     if not found.can_edit:
         raise Forbidden(f"agent {found.agent.id} is shared with this account to read, not to edit")
+    if found.share is not None and not found.share.accepted:
+        raise Forbidden(f"agent {found.share.ref} was shared with this account but not accepted yet; accept it first")
     if found.agent.archived:
         raise Conflict(f"agent {found.agent.id} is archived; the owner restores it first")
     return found.agent
@@ -209,7 +211,8 @@ def list_agents(rt: Runtime, actor: Actor, view: str) -> dict[str, Any]:
         own = rt.agents.of_account(actor.account_id)
         return {"agents": [agent.listed() for agent in own if agent.archived == (view == "archived")]}
     shares = {share.agent_id: share for share in rt.agents.shares_with(actor.account_id)}
-    return {"agents": [shown(Reach(agent, shares[agent.id])) for agent in rt.agents.many(list(shares))]}
+    reached = [Reach(agent, shares[agent.id]) for agent in rt.agents.many(list(shares))]
+    return {"agents": [shown(found) for found in reached if found.share and found.share.current(found.agent)]}
 
 
 def update(rt: Runtime, actor: Actor, ref: str, changes: dict[str, Any], expected_revision: int | None) -> Agent:
@@ -236,10 +239,15 @@ def update(rt: Runtime, actor: Actor, ref: str, changes: dict[str, Any], expecte
     return edited
 
 
-def session_of(rt: Runtime, actor: Actor, agent_id: str, session: str, consistent: bool = False) -> Session | None:
-    """The load session if this connection opened it for this agent, else None: a session is its connection's."""
+def session_of(
+    rt: Runtime, actor: Actor, agent_id: str, session: str, consistent: bool = False, since: str | None = None
+) -> Session | None:
+    """The load session if this connection opened it for this agent (after `since`, the agent's last transfer),
+    else None: a session is its connection's, and a transfer ends them all."""
     found = rt.agents.session(agent_id, session, consistent)
-    return found if found is not None and found.token_id == actor.token_id else None
+    if found is None or found.token_id != actor.token_id:
+        return None
+    return found if since is None or found.started_at >= since else None
 
 
 def update_prompt(
@@ -267,7 +275,7 @@ def update_prompt(
             f"and write again. The live prompt:\n{live.body if live else ''}"
         )
     if session is not None:  # provenance: the tool is the one the session was loaded in, unless named
-        opened = session_of(rt, actor, agent.id, session, consistent=True)  # loaded a moment ago
+        opened = session_of(rt, actor, agent.id, session, True, agent.owned_since)  # loaded a moment ago
         if opened is None:
             raise rules.foreign_session(agent.id, session)
         harness = harness or opened.harness
