@@ -5,6 +5,7 @@ with you, transfer, archive or delete one, lock its prompt, mint a credential fo
 Those are your decisions in the app, and the server refuses them for any connection.")
 """
 
+import json
 import re
 
 import httpx
@@ -251,3 +252,67 @@ async def test_a_minted_credential_reaches_one_workspace_and_loads_the_agent(api
     assert_problem(api.post(f"/agents/{made['id']}/credentials", json={"workspace": "0kGogHmaqvZ"}), 404, "workspace")
     activity = api.get(f"/agents/{made['id']}/activity").json()["items"]
     assert any(item["summary"].startswith(f"credential {credential['tokenId']} minted") for item in activity)
+
+
+# Issue 32: settings that switch off a tool's approvals or sandbox are the owner's person's to set.
+
+UNSAFE = [
+    ("claude-code", "permissionMode", "bypassPermissions"),
+    ("claude-code", "permissionMode", "acceptEdits"),
+    ("codex", "approval_policy", "never"),
+    ("codex", "sandbox_mode", "danger-full-access"),
+]
+
+
+@pytest.mark.parametrize(("harness", "name", "value"), UNSAFE)
+async def test_an_agent_cannot_write_a_setting_that_switches_off_approvals(api, agent, harness, name, value):
+    made = api.post("/agents", json={"name": "Careful"}).json()
+    text = await refused(
+        agent, "set_agent_profile", {"agent": made["id"], "harness": harness, "settings": {name: value}}
+    )
+    assert "switches off" in text and f"settings.{name}" in text and "owner" in text
+    created = {"name": "Lax", "primaryHarness": harness, "profile": {name: value}}
+    assert "switches off" in await refused(agent, "create_agent", created)
+    profiles = {"profiles": {harness: {"settings": {name: value}}}}
+    assert "switches off" in await refused(agent, "import_agent", {"name": "Lax", **profiles})
+    assert api.get("/agents").json()["agents"][0]["tools"] == []
+    put = api.put(f"/agents/{made['id']}/profiles/{harness}", json={"settings": {name: value}})
+    assert put.status_code == 200, put.text  # the owner's person sets it
+    kept = await ok(agent, "set_agent_profile", agent=made["id"], harness=harness, settings={name: value, "model": "m"})
+    assert kept["settings"] == {name: value, "model": "m"}  # kept as the person set it, other settings change
+
+
+async def test_a_subagent_file_that_bypasses_permissions_is_refused_to_an_agent(agent, api):
+    subagent = "---\nname: lax\ndescription: d\npermissionMode: bypassPermissions\n---\nDo it all."
+    assert "switches off" in await refused(agent, "import_agent", {"subagent": subagent})
+    assert api.post("/agents/import", json={"subagent": subagent}).status_code == 201
+
+
+async def test_a_share_receiver_cannot_write_a_setting_that_switches_off_approvals(api, other, live):
+    account_id, their_api, _ = other
+    made = api.post("/agents", json={"name": "Lent out", "prompt": "v1"}).json()
+    api.post(f"/agents/{made['id']}/shares", json={"account": account_id, "access": "edit"})
+    their_api.post(f"/agents/{made['id']}/accept", json={"follow": True})
+    lax = their_api.put(f"/agents/{made['id']}/profiles/codex", json={"settings": {"approval_policy": "never"}})
+    assert_problem(lax, 403, "switches off")
+    careful = their_api.put(f"/agents/{made['id']}/profiles/codex", json={"settings": {"approval_policy": "untrusted"}})
+    assert careful.status_code == 200, careful.text
+
+
+@pytest.mark.parametrize("mode", ["primary", "helper"])
+async def test_checkout_never_tells_an_agent_to_apply_a_setting_that_switches_off_approvals(api, agent, mode):
+    made = api.post("/agents", json={"name": "Checked"}).json()
+    for harness, settings in (
+        ("claude-code", {"permissionMode": "bypassPermissions", "model": "opus"}),
+        ("codex", {"approval_policy": "never", "sandbox_mode": "danger-full-access", "model": "gpt"}),
+    ):
+        assert api.put(f"/agents/{made['id']}/profiles/{harness}", json={"settings": settings}).status_code == 200
+        out = await ok(agent, "checkout_agent", agent=made["id"], harness=harness, mode=mode, applyProjectSettings=True)
+        written = json.dumps(out["operations"])
+        for value in ("bypassPermissions", "never", "danger-full-access"):
+            assert value not in written
+        unsafe = {w["setting"] for w in out["withheld"] if "switches off" in w["reason"]}
+        assert unsafe == {n for n in settings if n != "model"}
+        assert all("add `" not in w["reason"] for w in out["withheld"] if w["setting"] in unsafe)
+        rest = api.get(f"/agents/{made['id']}/checkout", params={"harness": harness, "mode": mode}).json()
+        assert "bypassPermissions" not in json.dumps(rest["operations"])

@@ -9,7 +9,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
-from agent_workspace.domain.errors import NotFound, PayloadError
+from agent_workspace.domain.errors import Forbidden, NotFound, PayloadError
 from agent_workspace.domain.tasks import STORED
 from agent_workspace.domain.text import check_plain, echo
 
@@ -85,6 +85,32 @@ SETTING_CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
     ("codex", "model_reasoning_effort"): ("minimal", "low", "medium", "high", "xhigh"),
 }
 SETTING_COUNTS = frozenset({("claude-code", "maxTurns")})  # a whole number of 1 or more, written as a string
+
+# Values that switch off a harness's approvals or sandbox. Only the agent's owner, a person (REST, console), sets
+# them: an agent or a share receiver writing one would lower the safety of every human who runs the agent, and
+# checkout never tells an agent to apply one (it is withheld, with why).
+LOWERS_SAFETY: dict[tuple[str, str], frozenset[str]] = {
+    ("claude-code", "permissionMode"): frozenset({"acceptEdits", "auto", "dontAsk", "bypassPermissions"}),
+    ("codex", "approval_policy"): frozenset({"never"}),
+    ("codex", "sandbox_mode"): frozenset({"danger-full-access"}),
+}
+
+
+def lowers_safety(harness: str, name: str, value: object) -> bool:
+    return value in LOWERS_SAFETY.get((harness, name), frozenset())
+
+
+def check_safety(harness: str, settings: dict[str, Any], current: dict[str, Any], field: str = "settings") -> None:
+    """For a writer other than the owner's person: no setting that lowers the harness's safety, unless it is the
+    one already there (a profile kept as the owner set it)."""
+    for name, value in settings.items():
+        if lowers_safety(harness, name, value) and current.get(name) != value:
+            raise Forbidden(
+                f"{field}.{name} {value!r} switches off {harness}'s approvals or sandbox: only the agent's owner sets "
+                "it, in the console or over REST"
+            )
+
+
 _COUNT = re.compile(r"[1-9][0-9]{0,5}")
 
 

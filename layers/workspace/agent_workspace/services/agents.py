@@ -154,7 +154,7 @@ def create(
         primary_harness=harness,
         prompt_version=1 if first else 0,
     )
-    made = tuple(_profiles(agent.id, profiles or {}, rt.clock()))
+    made = tuple(_profiles(agent.id, profiles or {}, rt.clock(), owner_person=actor.kind == "human"))
     agent = replace(agent, profile_tools=frozenset(p.harness for p in made))
     version = PromptVersion(agent.id, 1, prompt or "", now, actor.kind, actor.token_id, harness) if first else None
     try:
@@ -186,8 +186,9 @@ def checked_profile(
     return Profile(agent_id, harness, rules.check_settings(harness, settings), addendum, revision, iso(now))
 
 
-def _profiles(agent_id: str, given: dict[str, dict[str, Any]], now: Any) -> list[Profile]:
-    """Each harness's profile, checked against its own settings (at most one per harness and the default)."""
+def _profiles(agent_id: str, given: dict[str, dict[str, Any]], now: Any, owner_person: bool) -> list[Profile]:
+    """Each harness's profile, checked against its own settings (at most one per harness and the default); a
+    setting that lowers the harness's safety only from the owner's person."""
     made = []
     for harness, profile in given.items():
         where = f"{PROFILES_FIELD}.{harness}"
@@ -198,6 +199,8 @@ def _profiles(agent_id: str, given: dict[str, dict[str, Any]], now: Any) -> list
             raise PayloadError(f"{where}: settings must be an object and addendum a string", field=where)
         tool = rules.harness_id(harness, where, allow_default=True)
         made.append(checked_profile(agent_id, tool, settings, addendum, 1, now, f"{where}."))
+        if not owner_person:
+            rules.check_safety(tool, settings, {}, f"{where}.settings")
     if len({p.harness for p in made}) < len(made):
         raise PayloadError(f"{PROFILES_FIELD} names one harness twice (an alias and its id)", field=PROFILES_FIELD)
     return made
