@@ -316,3 +316,44 @@ async def test_checkout_never_tells_an_agent_to_apply_a_setting_that_switches_of
         assert all("add `" not in w["reason"] for w in out["withheld"] if w["setting"] in unsafe)
         rest = api.get(f"/agents/{made['id']}/checkout", params={"harness": harness, "mode": mode}).json()
         assert "bypassPermissions" not in json.dumps(rest["operations"])
+
+
+async def test_a_receiver_without_memory_reads_no_memory_names_or_reasons_in_activity(api, other, live):
+    account_id, their_api, their_token = other
+    made = api.post("/agents", json={"name": "Private memory", "prompt": "v1"}).json()
+    note = {"body": "b", "type": "user", "description": "d"}
+    assert api.put(f"/agents/{made['id']}/memories/hidden-name", json=note).status_code == 200
+    api.post(f"/agents/{made['id']}/memories/hidden-name/forget", json={"reason": "hidden-reason"})
+    api.post(f"/agents/{made['id']}/shares", json={"account": account_id, "access": "read", "memory": False})
+    their_api.post(f"/agents/{made['id']}/accept", json={"follow": False})
+    seen = their_api.get(f"/agents/{made['id']}/activity")
+    assert seen.status_code == 200 and seen.json()["items"], seen.text
+    assert "hidden-name" not in seen.text and "hidden-reason" not in seen.text
+    assert_problem(their_api.get(f"/agents/{made['id']}/activity", params={"kind": "memory"}), 403, "memory")
+    ref = api.get(f"/agents/{made['id']}/shares").json()["shares"][0]["ref"]
+    async with connected(live.url, their_token) as theirs:
+        text, _ = await theirs.raw("agent_activity", {"agent": ref})
+        assert "hidden-name" not in text and "hidden-reason" not in text
+    assert "hidden-reason" in api.get(f"/agents/{made['id']}/activity").text  # the owner sees it
+
+
+async def test_a_receiver_not_following_updates_loads_no_newer_version_by_number(api, agent, other, live):
+    account_id, their_api, their_token = other
+    made = api.post("/agents", json={"name": "Pinned share", "prompt": "v1"}).json()
+    api.post(f"/agents/{made['id']}/shares", json={"account": account_id, "access": "read"})
+    their_api.post(f"/agents/{made['id']}/accept", json={"follow": False})
+    await ok(agent, "update_agent_prompt", agent=made["id"], body="v2 not accepted", basedOn=1, note="newer note")
+    ref = api.get(f"/agents/{made['id']}/shares").json()["shares"][0]["ref"]
+    async with connected(live.url, their_token) as theirs:
+        for tool, arguments in (
+            ("load_agent", {"agent": ref, "version": 2}),
+            ("get_agent_prompt", {"agent": ref, "version": 2}),
+            ("checkout_agent", {"agent": ref, "pin": 2, "snapshot": True}),
+        ):
+            text = await refused(theirs, tool, arguments)
+            assert "accepted version 1" in text and "v2 not accepted" not in text, (tool, text)
+        versions = await ok(theirs, "list_agent_prompt_versions", agent=ref)
+        assert [v["version"] for v in versions["versions"]] == [1]
+        text, is_error = await theirs.raw("load_agent", {"agent": ref, "version": 1})
+        assert not is_error and "v1" in text
+    assert "newer note" not in their_api.get(f"/agents/{made['id']}/prompt/versions").text

@@ -23,7 +23,7 @@ from agent_workspace.domain.models import Actor
 from agent_workspace.domain.text import check_plain
 from agent_workspace.observability import count
 from agent_workspace.runtime import Runtime
-from agent_workspace.services.agents import find_loadable, profile_for, readable, session_of
+from agent_workspace.services.agents import find_loadable, profile_for, readable, session_of, within_accepted
 from agent_workspace.store.agent_writes import AgentWrite
 
 MENTIONS_SHOWN = 10
@@ -104,6 +104,7 @@ def load(
         raise PayloadError("version must be 1 or more", field="version")
     rules.check_budget(budget)
     loaded = find_loadable(rt, actor, ref)
+    within_accepted(loaded, version)
     agent = loaded.agent
     wanted = version or loaded.runs_version
     prompt = rt.agents.prompt(agent.id, wanted) if wanted else None
@@ -213,7 +214,10 @@ def activity_of(rt: Runtime, actor: Actor, ref: str, kind: str, limit: int, curs
     found = readable(rt, actor, ref)
     if kind == "sharing" and not found.owned:
         raise Forbidden("an agent's shares are shown to its owner only")
-    visible = ACTIVITY_KINDS if found.owned else tuple(k for k in ACTIVITY_KINDS if k != "sharing")
+    if kind == "memory" and not found.memory:  # memory entries name memories and carry forget reasons
+        raise Forbidden(f"the owner of agent {found.agent.id} did not share its memory with this account")
+    hidden = ("sharing",) * (not found.owned) + ("memory",) * (not found.memory)
+    visible = tuple(k for k in ACTIVITY_KINDS if k not in hidden)
     kinds = visible if kind == "all" else (kind,)
     items, next_cursor = rt.agents.activity(found.agent.id, None if kinds == ACTIVITY_KINDS else kinds, limit, cursor)
     return {"agent": found.agent.id, "items": [item.public() for item in items], "nextCursor": next_cursor}

@@ -306,11 +306,23 @@ def update_prompt(
 
 
 def prompt_versions(rt: Runtime, actor: Actor, ref: str, limit: int, cursor: str | None) -> dict[str, Any]:
-    agent = readable(rt, actor, ref).agent
+    reached = readable(rt, actor, ref)
+    agent = reached.agent
     if not 1 <= limit <= VERSIONS_LISTED_MAX:
         raise PayloadError(f"limit must be 1-{VERSIONS_LISTED_MAX}", field="limit")
     versions, next_cursor = rt.agents.prompt_versions(agent.id, limit, cursor)
-    return {"versions": [v.listed(agent.prompt_version) for v in versions], "nextCursor": next_cursor}
+    shown = [v for v in versions if reached.owned or v.version <= reached.runs_version]  # newer: not accepted
+    return {"versions": [v.listed(agent.prompt_version) for v in shown], "nextCursor": next_cursor}
+
+
+def within_accepted(reached: Reach, version: int | None, field: str = "version") -> None:
+    """A receiver not following a shared agent's updates reads, loads and pins no version newer than the one it
+    accepted."""
+    if version is not None and version > reached.runs_version and not reached.owned:
+        raise Forbidden(
+            f"{field} {version}: this account accepted version {reached.runs_version} of agent {reached.agent.id}; "
+            "follow its updates in the console to read newer ones"
+        )
 
 
 def get_prompt(rt: Runtime, actor: Actor, ref: str, version: int | None) -> dict[str, Any]:
@@ -321,11 +333,7 @@ def get_prompt(rt: Runtime, actor: Actor, ref: str, version: int | None) -> dict
     reached = readable(rt, actor, ref)
     agent = reached.agent
     wanted = reached.runs_version if version is None else version
-    if version is not None and version > reached.runs_version and not reached.owned:
-        raise Forbidden(
-            f"this account accepted version {reached.runs_version} of agent {reached.agent.id}; "
-            "follow its updates in the console to read newer ones"
-        )
+    within_accepted(reached, version)
     found = rt.agents.prompt(agent.id, wanted) if wanted else None
     if found is None:
         raise NotFound(
