@@ -32,6 +32,7 @@ FORGET_REASON_MAX = 500
 PROMPT_VERSIONS_PER_DAY = 20  # per agent per connection
 BRIEF_CHANGES_PER_DAY = 40  # per agent per connection; a rename counts as one
 MEMORY_WRITES_PER_HOUR = 120  # per session
+MEMORY_WRITES_PER_CONNECTION_HOUR = 240  # per agent per connection, across its sessions (opening more escapes none)
 SESSION_IDLE_DAYS = 7
 FORGOTTEN_KEPT_DAYS = 30
 HARNESS_MAX = 40

@@ -309,7 +309,8 @@ def _write(rt: Runtime, actor: Actor, agent: Agent, session: str | None) -> Agen
     in_session(rt, actor, write, session, agent).counted(
         f"RATE#memory#{session}#{hour}", rules.MEMORY_WRITES_PER_HOUR, expires
     )
-    return write
+    connection = f"RATE#memory-connection#{actor.token_id}#{hour}"
+    return write.counted(connection, rules.MEMORY_WRITES_PER_CONNECTION_HOUR, expires, "connection-rate")
 
 
 def _own_write(rt: Runtime, memory: AgentMemory) -> bool:
@@ -329,10 +330,17 @@ def _refusal(
 ) -> Exception:
     if rule == "session":
         return session_refusal(rt, actor, agent_id, session)
-    if rule == "rate":
+    if rule in ("rate", "connection-rate"):
         now = rt.clock()
-        left = 3600 - now.minute * 60 - now.second
-        return rate_refusal(f"session {session}", rules.MEMORY_WRITES_PER_HOUR, "memory writes an hour", max(1, left))
+        left = max(1, 3600 - now.minute * 60 - now.second)
+        if rule == "rate":
+            return rate_refusal(f"session {session}", rules.MEMORY_WRITES_PER_HOUR, "memory writes an hour", left)
+        return rate_refusal(
+            f"this connection, across its sessions of agent {agent_id}",
+            rules.MEMORY_WRITES_PER_CONNECTION_HOUR,
+            f"memory writes an hour; retry in {left} seconds",
+            left,
+        )
     if rule == "exists":
         current = rt.agent_memory.get(agent_id, name, consistent=True)
         revision = current.revision if current else "?"

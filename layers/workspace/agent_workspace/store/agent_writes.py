@@ -117,15 +117,15 @@ class AgentWrite:
         )
         return self.update(keys.session_sk(session_id), update, "session")
 
-    def counted(self, sk: str, most: int, expires_at: int) -> "AgentWrite":
-        """One more write in a rate window, refused at `most`; the counter expires with the window."""
+    def counted(self, sk: str, most: int, expires_at: int, rule: str = "rate") -> "AgentWrite":
+        """One more write in a rate window, refused at `most` (rule `rule`); the counter expires with the window."""
         update = (
             Update()
             .add("n", 1)
             .set(keys.TTL_ATTRIBUTE, expires_at)
             .only_if(Attr("n").not_exists() | Attr("n").lt(most))
         )
-        return self.update(sk, update, "rate")
+        return self.update(sk, update, rule)
 
     def activity(self, entry: Activity) -> "AgentWrite":
         values = _ACTIVITY.dump_python(entry, by_alias=True, exclude_none=True)
