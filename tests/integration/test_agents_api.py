@@ -357,3 +357,32 @@ async def test_a_receiver_not_following_updates_loads_no_newer_version_by_number
         text, is_error = await theirs.raw("load_agent", {"agent": ref, "version": 1})
         assert not is_error and "v1" in text
     assert "newer note" not in their_api.get(f"/agents/{made['id']}/prompt/versions").text
+
+
+async def test_a_write_read_from_before_the_transfer_is_refused_by_its_condition(
+    api, agent, other, runtime, monkeypatch
+):
+    """An eventually consistent read can still show the previous owner just after acceptance: the write's own
+    condition on the record (the owner it read) refuses it, and the refusal says the transfer ended the session."""
+    account_id, their_api, _ = other
+    made = api.post("/agents", json={"name": "Raced transfer"}).json()
+    session = _session((await agent.raw("load_agent", {"agent": made["id"]}))[0])
+    kept = {"agent": made["id"], "session": session, "name": "other-note", "type": "user", "description": "d"}
+    await ok(agent, "agent_remember", **kept, body="b")
+    before = runtime.agents.get(made["id"], consistent=True)
+    api.post(f"/agents/{made['id']}/transfer", json={"account": account_id})
+    assert their_api.post(f"/agents/{made['id']}/transfer/accept").status_code == 200
+    read = runtime.agents.get
+    monkeypatch.setattr(
+        runtime.agents, "get", lambda agent_id, consistent=False: read(agent_id, True) if consistent else before
+    )
+    note = {"agent": made["id"], "session": session, "type": "user", "description": "d", "body": "b"}
+    for name, mode in (("new-note", "create"), ("other-note", "append")):
+        text = await refused(agent, "agent_remember", note | {"name": name, "mode": mode})
+        assert "ended when agent" in text and "changed owner" in text, text
+    text = await refused(
+        agent,
+        "update_agent_brief",
+        {"agent": made["id"], "session": session, "name": "b", "description": "d", "body": "x"},
+    )
+    assert "ended when agent" in text, text

@@ -24,6 +24,7 @@ from agent_workspace.services.agent_sessions import (
     rate_refusal,
     session_refusal,
     stale,
+    transfer_ended,
 )
 from agent_workspace.services.agents import find, readable
 from agent_workspace.store.agent_writes import AgentWrite, Refused
@@ -162,6 +163,10 @@ def _refusal(
 ) -> Exception:
     if rule == "session":
         return session_refusal(rt, actor, agent_id, session)
+    if rule == "record":  # the owner read (the session's) may be the one that failed
+        ended = transfer_ended(rt, agent_id, session, actor)
+        if ended is not None:
+            return ended
     if rule == "rate":
         now = rt.clock()
         midnight = (now + timedelta(days=1)).replace(hour=0, minute=0, second=0, microsecond=0)

@@ -31,6 +31,7 @@ from agent_workspace.services.agent_sessions import (
     rate_refusal,
     session_refusal,
     stale,
+    transfer_ended,
 )
 from agent_workspace.services.agents import Reach, readable
 from agent_workspace.store.agent_writes import AgentWrite, Refused
@@ -330,6 +331,11 @@ def _refusal(
 ) -> Exception:
     if rule == "session":
         return session_refusal(rt, actor, agent_id, session)
+    if rule == "record":  # the owner read (the session's) and the cap both ride on the record
+        ended = transfer_ended(rt, agent_id, session, actor)
+        if ended is not None:
+            return ended
+        rule = "cap"
     if rule in ("rate", "connection-rate"):
         now = rt.clock()
         left = max(1, 3600 - now.minute * 60 - now.second)

@@ -51,7 +51,7 @@ def in_session(rt: Runtime, actor: Actor, write: AgentWrite, session: str, agent
     days."""
     now = rt.clock()
     idle_since = iso(now - timedelta(days=rules.SESSION_IDLE_DAYS))
-    return write.in_session(session, actor.token_id, iso(now), idle_since, agent.owned_since)
+    return write.in_session(session, actor.token_id, iso(now), idle_since, agent.owned_since, agent.account_id)
 
 
 def session_refusal(rt: Runtime, actor: Actor, agent_id: str, session: str | None) -> WorkspaceError:
@@ -59,15 +59,32 @@ def session_refusal(rt: Runtime, actor: Actor, agent_id: str, session: str | Non
     found = session_of(rt, actor, agent_id, session, consistent=True) if session else None
     if found is None:
         return rules.foreign_session(agent_id, session)
-    agent = rt.agents.get(agent_id, consistent=True)
-    if agent is not None and agent.owned_since is not None and found.started_at < agent.owned_since:
-        return Conflict(
-            f"session {found.id} ended when agent {agent_id} changed owner ({agent.owned_since}); a transfer ends "
-            "every session: call load_agent again"
-        )
+    ended = transfer_ended(rt, agent_id, found)
+    if ended is not None:
+        return ended
     return Conflict(
         f"session {found.id} has been idle since {found.last_active_at}: a session stops accepting writes after "
         f"{rules.SESSION_IDLE_DAYS} idle days; call load_agent again for a new one"
+    )
+
+
+def transfer_ended(
+    rt: Runtime, agent_id: str, session: Session | str | None, actor: Actor | None = None
+) -> Conflict | None:
+    """The refusal of a session the agent's last transfer ended, or None. A write names the owner it read in a
+    condition on the record, so a write based on a read from before the transfer is refused and told why here."""
+    if session is None:
+        return None
+    if isinstance(session, str) and actor is not None:
+        session = session_of(rt, actor, agent_id, session, consistent=True)
+    agent = rt.agents.get(agent_id, consistent=True)
+    if not isinstance(session, Session) or agent is None or agent.owned_since is None:
+        return None
+    if session.started_at >= agent.owned_since:
+        return None
+    return Conflict(
+        f"session {session.id} ended when agent {agent_id} changed owner ({agent.owned_since}); a transfer ends "
+        "every session: call load_agent again"
     )
 
 

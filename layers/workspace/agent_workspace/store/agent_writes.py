@@ -101,11 +101,20 @@ class AgentWrite:
         return self
 
     def in_session(
-        self, session_id: str, token_id: str, now: str, idle_since: str, opened_after: str | None = None
+        self,
+        session_id: str,
+        token_id: str,
+        now: str,
+        idle_since: str,
+        opened_after: str | None = None,
+        owner: str | None = None,
     ) -> "AgentWrite":
         """The session exists for this agent, was opened by this connection (`token_id`), after the agent's last
         transfer (`opened_after`: a transfer ends every session), and wrote or loaded after `idle_since`; it is
-        now active."""
+        now active. With `owner`, the agent is still that account's (a transfer after the read refuses it, on the
+        record: rule "session", or "record" when another rule rides there too)."""
+        if owner is not None:
+            self.on_record(condition=Attr("accountId").eq(owner), rule="session")
         opened_here = EXISTS & Attr("tokenId").eq(token_id)
         if opened_after is not None:
             opened_here = opened_here & Attr("startedAt").gte(opened_after)
