@@ -172,6 +172,8 @@ async def test_on_acceptance_every_share_and_open_session_of_the_agent_ends(api,
     account_id, their_api, their_token = other
     accomplice, accomplice_api, accomplice_token = _third(live, runtime, "Accomplice")
     made = api.post("/agents", json={"name": "Handed", "prompt": "v1"}).json()
+    task = await agent.create(title="Old account's task", body="b", assignee="human")
+    assert not (await agent("task", "reply", taskId=task, text="@handed quoted-from-the-old-account"))[1]
     for receiver, client in ((accomplice, accomplice_api), (account_id, their_api)):
         shared = api.post(f"/agents/{made['id']}/shares", json={"account": receiver, "access": "edit", "memory": True})
         assert shared.status_code == 201, shared.text
@@ -195,7 +197,9 @@ async def test_on_acceptance_every_share_and_open_session_of_the_agent_ends(api,
         assert "ended when agent" in await refused(
             theirs, "agent_remember", {"agent": made["id"], "session": their_session, **note}
         )
-        fresh = _session((await theirs.raw("load_agent", {"agent": made["id"]}))[0])
+        loaded_text = (await theirs.raw("load_agent", {"agent": made["id"]}))[0]
+        assert "quoted-from-the-old-account" not in loaded_text and "@-mentions of @handed: none." in loaded_text
+        fresh = _session(loaded_text)
         assert (await ok(theirs, "agent_remember", agent=made["id"], session=fresh, **note))["revision"] == 1
     for path in ("/memories", "/prompt", "/activity"):
         assert accomplice_api.get(f"/agents/{made['id']}{path}").status_code == 404, path

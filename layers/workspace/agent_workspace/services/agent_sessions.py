@@ -151,6 +151,8 @@ def load(
     blocks.append(_briefs_block(rt, agent))
     unread = agent.unread_mentions if loaded.owned else 0  # mentions are the owner account's
     mentions = rt.agents.mentions(agent.id, min(MENTIONS_SHOWN, unread)) if unread > 0 else []
+    mentions = [m for m in mentions if agent.owned_since is None or m["at"] >= agent.owned_since]  # the old
+    # owner's mentions quote its account's tasks: they stay with it
     blocks.append(_mentions_block(agent, mentions, unread))
     blocks.append(
         f"Session: {session.id}\nPass it as `session` on agent_remember, agent_forget, update_agent_brief and "

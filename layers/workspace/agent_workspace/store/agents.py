@@ -361,7 +361,7 @@ class AgentStore:
         room = EXISTS & (Attr("agents").not_exists() | Attr("agents").lt(most))
         write.update(keys.ACCOUNT_SK, Update().add("agents", 1).only_if(room), "cap", pk=new)
         write.delete(keys.agent_offer_sk(agent.id), condition=None, pk=new)
-        fields = {"accountId": to_account, "revision": agent.revision + 1, "ownedSince": now}
+        fields = {"accountId": to_account, "revision": agent.revision + 1, "ownedSince": now, "unreadMentions": 0}
         pending = revision_is(agent.revision) & Attr("offeredTo").eq(to_account)
         write.on_record(set_=fields, remove=("offeredTo", "offeredAt"), condition=pending, rule="revision")
         write.activity(entry).run(self._db)
