@@ -224,6 +224,9 @@ async def test_the_receiver_declines_and_the_owner_withdraws_an_offer(api, other
     assert_problem(their_api.post(f"/agents/{made['id']}/transfer/accept"), 404, "no transfer")
     assert_problem(api.delete(f"/agents/{made['id']}/transfer"), 404, "no pending transfer")
     assert_problem(api.post(f"/agents/{made['id']}/transfer", json={"account": "0kGogHmaqvZ"}), 404, "no account")
+    api.post(f"/agents/{made['id']}/transfer", json={"account": account_id})
+    assert api.delete(f"/agents/{made['id']}").status_code == 200  # deleting the agent ends its offer
+    assert their_api.get("/agents/transfer-offers").json() == {"offers": []}
 
 
 async def test_a_share_receiver_cannot_edit_before_accepting(api, other, live):
