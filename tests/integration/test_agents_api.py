@@ -393,3 +393,20 @@ async def test_a_write_read_from_before_the_transfer_is_refused_by_its_condition
         {"agent": made["id"], "session": session, "name": "b", "description": "d", "body": "x"},
     )
     assert "ended when agent" in text, text
+
+
+async def test_an_agent_cannot_lift_a_tool_the_owner_denied(api, agent):
+    made = api.post("/agents", json={"name": "Denied"}).json()
+    denied = {"settings": {"disallowedTools": "Bash, WebFetch"}}
+    assert api.put(f"/agents/{made['id']}/profiles/claude-code", json=denied).status_code == 200
+    for settings in ({"disallowedTools": "Bash"}, {"model": "opus"}):
+        arguments = {"agent": made["id"], "harness": "claude-code", "settings": settings}
+        text = await refused(agent, "set_agent_profile", arguments)
+        assert "would no longer deny" in text and "WebFetch" in text
+    assert "would no longer deny" in await refused(
+        agent, "delete_agent_profile", {"agent": made["id"], "harness": "claude-code"}
+    )
+    more = {"disallowedTools": "Bash, WebFetch, Write", "model": "opus"}
+    await ok(agent, "set_agent_profile", agent=made["id"], harness="claude-code", settings=more)  # denying more
+    profile = api.get(f"/agents/{made['id']}/profiles").json()["profiles"]["claude-code"]
+    assert profile["settings"] == more

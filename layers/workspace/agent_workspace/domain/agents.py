@@ -101,9 +101,23 @@ def lowers_safety(harness: str, name: str, value: object) -> bool:
     return value in LOWERS_SAFETY.get((harness, name), frozenset())
 
 
+DENY_LISTS = frozenset({("claude-code", "disallowedTools")})  # tools the owner denied: a list, comma-separated
+
+
+def _listed(value: object) -> set[str]:
+    return {part.strip() for part in value.split(",") if part.strip()} if isinstance(value, str) else set()
+
+
 def check_safety(harness: str, settings: dict[str, Any], current: dict[str, Any], field: str = "settings") -> None:
     """For a writer other than the owner's person: no setting that lowers the harness's safety, unless it is the
-    one already there (a profile kept as the owner set it)."""
+    one already there (a profile kept as the owner set it), and no tool taken off a deny list."""
+    for name in {n for h, n in DENY_LISTS if h == harness}:
+        lifted = sorted(_listed(current.get(name)) - _listed(settings.get(name)))
+        if lifted:
+            raise Forbidden(
+                f"{field}.{name} would no longer deny {', '.join(lifted)}: only the agent's owner lifts a denied tool, "
+                "in the console or over REST"
+            )
     for name, value in settings.items():
         if lowers_safety(harness, name, value) and current.get(name) != value:
             raise Forbidden(
