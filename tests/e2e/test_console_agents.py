@@ -309,3 +309,34 @@ def test_a_credential_minted_in_the_console_loads_the_agent_over_mcp(live, seede
     expect(status(page)).to_have_text("The credential token is no longer shown.")
     expect(token_field).to_be_hidden()
     expect(token_field).to_have_value("")
+
+
+def test_an_agent_offered_by_another_account_is_accepted_or_declined_there(live, seeded, runtime, console):
+    """Issue 32: a transfer is an offer the receiving person accepts in the console (or declines)."""
+    page = console
+    friend_account, friend = accounts.create_account(runtime.accounts, "Friend")
+    with agents_api(live, seeded.human_token) as http:
+        for name in ("Handover", "Kept back"):
+            made = http.post("/api/agents", json={"name": name, "prompt": "p"}).json()
+            offered = http.post(f"/api/agents/{made['id']}/transfer", json={"account": friend_account})
+            assert offered.status_code == 200, offered.text
+
+    sign_in(page, live, friend.token)
+    open_agents(page)
+    offers = page.get_by_role("list", name="Agents offered to you")
+    expect(offers).to_contain_text("Handover", timeout=WAIT_MS)
+    expect(offers).to_contain_text("Kept back")
+    expect(page.get_by_text("You have no agents yet")).to_be_visible(timeout=WAIT_MS)  # an offer grants nothing
+    offers.get_by_role("button", name="Decline transfer of Kept back").click()
+    expect(status(page)).to_contain_text("Declined the transfer of Kept back.")
+    offers.get_by_role("button", name="Accept transfer of Handover").click()
+    expect(status(page)).to_contain_text("Handover is yours now")
+    expect(page.get_by_role("list", name="Agents").get_by_role("button", name="Handover")).to_be_visible(
+        timeout=WAIT_MS
+    )
+    expect(page.get_by_role("heading", name="Offered to you")).to_be_hidden()
+
+    with agents_api(live, seeded.human_token) as http:
+        assert [a["name"] for a in http.get("/api/agents").json()["agents"]] == ["Kept back"]
+    with agents_api(live, friend.token) as http:
+        assert [a["name"] for a in http.get("/api/agents").json()["agents"]] == ["Handover"]

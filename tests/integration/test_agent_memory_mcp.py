@@ -292,6 +292,26 @@ async def test_a_session_writes_at_most_120_memories_an_hour(agent, monkeypatch)
     await remember(agent, made["id"], fresh, "m3")
 
 
+async def test_opening_more_sessions_escapes_no_limit_of_memory_writes(agent, monkeypatch):
+    """Issue 32: the per-session hourly limit is bounded per connection and agent across sessions too."""
+    monkeypatch.setattr(rules, "MEMORY_WRITES_PER_HOUR", 2)
+    monkeypatch.setattr(rules, "MEMORY_WRITES_PER_CONNECTION_HOUR", 3)
+    made = await ok(agent, "create_agent", name="Many sessions")
+    for n in range(3):
+        _, session = await loaded(agent, made["id"])  # a fresh session for every write
+        await remember(agent, made["id"], session, f"m{n}")
+    _, session = await loaded(agent, made["id"])
+    text = await refused(
+        agent,
+        "agent_remember",
+        {"agent": made["id"], "session": session, "name": "m3", "body": "b", "type": "user", "description": "d"},
+    )
+    assert "across its sessions" in text and "at most 3 memory writes an hour" in text and "retry in" in text
+    other = await ok(agent, "create_agent", name="Another agent")  # the bound is per agent
+    _, session = await loaded(agent, other["id"])
+    await remember(agent, other["id"], session, "m0")
+
+
 # agent_recall: "query (up to 500 characters, full text over name, description and body), name, type, writtenBy,
 # sort (recent by default, name or type), limit (1 to 100, default 20), cursor."
 

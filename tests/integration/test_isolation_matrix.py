@@ -1135,6 +1135,9 @@ ROUTES: dict[str, RouteCase] = {
     "/api/agents/{agent}/accept": RouteCase(_agent, bodies={"POST": lambda w: {"follow": True}}),
     "/api/agents/{agent}/credentials": RouteCase(_agent, bodies={"POST": lambda w: {"workspace": w.w1}}),
     "/api/agents/{agent}/transfer": RouteCase(_agent, bodies={"POST": lambda w: {"account": w.account_b}}),
+    "/api/agents/{agent}/transfer/accept": RouteCase(_agent),
+    "/api/agents/{agent}/transfer/decline": RouteCase(_agent),
+    "/api/agents/transfer-offers": RouteCase(b_sees=lambda w: '"offers":'),
     "/api/channel/events": RouteCase(agent_route=True),
     "/api/channel/permissions": RouteCase(
         bodies={"POST": lambda w: {"requestId": "attacker", "toolName": "VictimTool"}}, agent_route=True
@@ -1295,6 +1298,73 @@ def test_rest_route(world: World, stored: dict[str, str], method: str, path: str
             assert b_sees(w) in response.text, where
     if method != "GET":  # a read is covered by the check after the whole matrix
         assert_untouched(w, stored)
+
+
+# == agent transfers (issue 32): an offer grants nothing; acceptance ends every share and session ================
+
+AGENT_ROUTES = [(m, p) for m, p, _ in API_ROUTES if "{agent}" in p]
+
+
+def _person_calls(w: World, token: str, agent_id: str, skip: tuple[str, ...] = ()) -> list[tuple[str, httpx.Response]]:
+    """Every agent route but `skip`, aimed at `agent_id` with this person's token."""
+    answers = []
+    for method, path in AGENT_ROUTES:
+        if path.endswith(skip) and skip:
+            continue
+        case = ROUTES[path]
+        url = path.format(**(case.path_params(w, method) | {"agent": agent_id}))
+        body = case.bodies[method](w) if method in case.bodies else None
+        response = w.http.request(method, url, json=body, headers={"authorization": f"Bearer {token}"})
+        answers.append((f"{method} {url}", response))
+    return answers
+
+
+def _scratch_agent(w: World, secret: str) -> str:
+    a = {"authorization": f"Bearer {w.human_a}"}
+    made = w.http.post("/api/agents", json={"name": f"handed {secrets.token_hex(4)}", "prompt": secret}, headers=a)
+    assert made.status_code == 201, made.text
+    agent_id: str = made.json()["id"]
+    memory = {"body": secret, "type": "user", "description": "d"}
+    assert w.http.put(f"/api/agents/{agent_id}/memories/kept", json=memory, headers=a).status_code == 200
+    return agent_id
+
+
+def test_a_pending_transfer_offer_grants_the_receiving_account_nothing(world: World):
+    w = world
+    agent_id = _scratch_agent(w, SECRET)
+    a = {"authorization": f"Bearer {w.human_a}"}
+    offered = w.http.post(f"/api/agents/{agent_id}/transfer", json={"account": w.account_b}, headers=a)
+    assert offered.status_code == 200, offered.text
+    for sent, response in _person_calls(w, w.human_b, agent_id, skip=("/transfer/accept", "/transfer/decline")):
+        assert response.status_code == 404 and SECRET not in response.text, f"{sent}: {response.text}"
+    found = w.rt.agents.get(agent_id, True)
+    assert found is not None and found.account_id == w.account_a and found.offered_to == w.account_b
+    assert w.rt.agents.share(w.account_b, agent_id) is None
+
+
+def test_after_acceptance_the_previous_owner_and_its_shares_reach_nothing(world: World):
+    w = world
+    agent_id = _scratch_agent(w, "handed-over")
+    accomplice, person = accounts.create_account(w.rt.accounts, "Accomplice")
+    a = {"authorization": f"Bearer {w.human_a}"}
+    c = {"authorization": f"Bearer {person.token}"}
+    terms = {"account": accomplice, "access": "edit", "memory": True}
+    assert w.http.post(f"/api/agents/{agent_id}/shares", json=terms, headers=a).status_code == 201
+    assert w.http.post(f"/api/agents/{agent_id}/accept", json={"follow": True}, headers=c).status_code == 200
+    _, session = agent_sessions.load(w.rt, w.actor(), agent_id, None, None, None, 32_000)
+    assert w.http.post(f"/api/agents/{agent_id}/transfer", json={"account": w.account_b}, headers=a).status_code == 200
+    taken = w.http.post(f"/api/agents/{agent_id}/transfer/accept", headers={"authorization": f"Bearer {w.human_b}"})
+    assert taken.status_code == 200, taken.text
+    b_secret = f"b-secret-{secrets.token_hex(4)}"
+    memory = {"body": b_secret, "type": "user", "description": "d"}
+    b = {"authorization": f"Bearer {w.human_b}"}
+    assert w.http.put(f"/api/agents/{agent_id}/memories/b-note", json=memory, headers=b).status_code == 200
+    for token in (w.human_a, person.token):
+        for sent, response in _person_calls(w, token, agent_id):
+            assert response.status_code == 404 and b_secret not in response.text, f"{sent}: {response.text}"
+    with pytest.raises(WorkspaceError, match="no agent"):
+        agent_memory.remember(w.rt, w.actor(), agent_id, session.id, "late", "x", "create", "user", "d", None)
+    assert w.rt.agents.shares_of(agent_id) == [] and w.rt.agents.share(accomplice, agent_id) is None
 
 
 # == and after all of it ==========================================================================

@@ -145,6 +145,12 @@ def create(payload: AgentIn, human: HumanDep, rt: RuntimeDep) -> dict[str, Any]:
     return made.public()
 
 
+@router.get("/transfer-offers")
+def transfer_offers(human: HumanDep, rt: RuntimeDep) -> dict[str, Any]:
+    """Agents other accounts offer to transfer to this one, to accept or decline."""
+    return agent_person.transfer_offers(rt, _person(human))
+
+
 @router.post("/import", status_code=status.HTTP_201_CREATED)
 def import_agent(payload: ImportIn, human: HumanDep, rt: RuntimeDep) -> dict[str, Any]:
     p = payload
@@ -158,6 +164,8 @@ def import_agent(payload: ImportIn, human: HumanDep, rt: RuntimeDep) -> dict[str
 def read(agent: str, human: HumanDep, rt: RuntimeDep) -> dict[str, Any]:
     found = agents.reach(rt, _person(human), agent)
     shown = found.agent.public() | agents.shown(found) | {"description": found.agent.description}
+    if found.owned and found.agent.offered_to:
+        shown["transferOffer"] = {"account": found.agent.offered_to, "offeredAt": found.agent.offered_at}
     return shown | ({"share": found.share.public()} if found.share else {})
 
 
@@ -372,5 +380,23 @@ def mint_credential(
 
 @router.post("/{agent}/transfer")
 def transfer(agent: str, payload: TransferIn, human: HumanDep, rt: RuntimeDep) -> dict[str, Any]:
-    """Ownership to another account of this deployment."""
+    """Offer ownership to another account of this deployment: it becomes that account's only when its person
+    accepts; the offer grants it nothing meanwhile, and a new offer replaces a pending one."""
     return agent_person.transfer(rt, _person(human), agent, payload.account)
+
+
+@router.delete("/{agent}/transfer")
+def withdraw_transfer(agent: str, human: HumanDep, rt: RuntimeDep) -> dict[str, Any]:
+    """Withdraw the pending transfer offer."""
+    return agent_person.withdraw_transfer(rt, _person(human), agent)
+
+
+@router.post("/{agent}/transfer/accept")
+def accept_transfer(agent: str, human: HumanDep, rt: RuntimeDep) -> dict[str, Any]:
+    """Take an agent offered to this account (by its id): every share and open session of it ends."""
+    return agent_person.accept_transfer(rt, _person(human), agent)
+
+
+@router.post("/{agent}/transfer/decline")
+def decline_transfer(agent: str, human: HumanDep, rt: RuntimeDep) -> dict[str, Any]:
+    return agent_person.decline_transfer(rt, _person(human), agent)

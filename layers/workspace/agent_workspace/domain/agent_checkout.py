@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_workspace.domain.agent_bundle import one_line, render_frontmatter, render_subagent
-from agent_workspace.domain.agents import HARNESSES, check_slug
+from agent_workspace.domain.agents import HARNESSES, check_slug, lowers_safety
 from agent_workspace.domain.errors import PayloadError
 from agent_workspace.domain.text import check_plain, is_segment
 
@@ -156,6 +156,15 @@ def _withheld(harness: str, settings: dict[str, Any], apply: bool) -> tuple[dict
     return merged, withheld
 
 
+def _unsafe(harness: str, name: str, value: Any) -> dict[str, str]:
+    """A setting that switches off the harness's approvals or sandbox: never written, never advised."""
+    return {
+        "setting": name,
+        "reason": f"{name} {json.dumps(value)} switches off {harness}'s approvals or sandbox: a checkout never "
+        "applies it, and no agent should; the person decides it in their own tool's settings",
+    }
+
+
 def _pointer(agent: CheckoutAgent, url: str, harness: str, mode: str, pin: int | None) -> str:
     held: dict[str, Any] = {"agent": agent.id, "slug": agent.slug, "name": agent.name, "server": url}
     held |= {"harness": harness, "mode": mode} | ({"version": pin} if pin is not None else {})
@@ -263,6 +272,7 @@ def checkout(
         notes.append(f"{harness} has no subagent files, so the agent is checked out as the workspace's primary agent.")
         mode = "primary"
     live = {name: settings[name] for name in sorted(settings) if settings[name] is not None}
+    unsafe = [_unsafe(harness, name, live.pop(name)) for name in list(live) if lowers_safety(harness, name, live[name])]
     pointer = POINTER if mode == "primary" else f".omr/helpers/{agent.slug}.json"  # leaves the primary's pointer
     copy = f"{SNAPSHOTS}{agent.slug}.md" if snapshot else None
     load = instruction(agent, harness, pin)
@@ -283,5 +293,5 @@ def checkout(
         ignore = {"op": "upsertSection", "path": ".gitignore", "begin": IGNORE_BEGIN, "end": IGNORE_END}
         operations += [{**ignore, "content": SNAPSHOTS + "\n"}, _write(copy, _snapshot(agent, snapshot))]
     result = {"agent": agent.id, "harness": harness, "mode": mode, "operations": operations}
-    result |= {"connect": _connect(harness, server_url, load), "withheld": withheld}
+    result |= {"connect": _connect(harness, server_url, load), "withheld": unsafe + withheld}
     return result | ({"note": " ".join(notes)} if notes else {})

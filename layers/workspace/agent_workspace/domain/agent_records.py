@@ -212,6 +212,10 @@ class Share:
     def ref(self) -> str:
         return f"{self.owner_account_id}/{self.slug}"
 
+    def current(self, agent: Any) -> bool:
+        """Made by the agent's present owner: a transfer voids every share the previous owner made."""
+        return bool(agent.account_id == self.owner_account_id)
+
     def public(self) -> dict[str, Any]:
         return {
             "agent": self.agent_id,
@@ -224,4 +228,29 @@ class Share:
             "accepted": self.accepted,
             "acceptedVersion": self.accepted_version,
             "follow": self.follow,
+        }
+
+
+@dataclass(frozen=True)
+class TransferOffer:
+    """An owner's offer of an agent to another account, which becomes its owner only by accepting; until then the
+    offer grants that account nothing (it sees the agent's name and handle, to decide)."""
+
+    __pydantic_config__ = STORED
+
+    agent_id: str
+    owner_account_id: str
+    account_id: str  # the receiving account
+    slug: str
+    name: str
+    offered_at: str
+
+    def public(self) -> dict[str, Any]:
+        return {
+            "agent": self.agent_id,
+            "owner": self.owner_account_id,
+            "account": self.account_id,
+            "slug": self.slug,
+            "name": self.name,
+            "offeredAt": self.offered_at,
         }

@@ -9,7 +9,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
-from agent_workspace.domain.errors import NotFound, PayloadError
+from agent_workspace.domain.errors import Forbidden, NotFound, PayloadError
 from agent_workspace.domain.tasks import STORED
 from agent_workspace.domain.text import check_plain, echo
 
@@ -32,6 +32,7 @@ FORGET_REASON_MAX = 500
 PROMPT_VERSIONS_PER_DAY = 20  # per agent per connection
 BRIEF_CHANGES_PER_DAY = 40  # per agent per connection; a rename counts as one
 MEMORY_WRITES_PER_HOUR = 120  # per session
+MEMORY_WRITES_PER_CONNECTION_HOUR = 240  # per agent per connection, across its sessions (opening more escapes none)
 SESSION_IDLE_DAYS = 7
 FORGOTTEN_KEPT_DAYS = 30
 HARNESS_MAX = 40
@@ -85,6 +86,46 @@ SETTING_CHOICES: dict[tuple[str, str], tuple[str, ...]] = {
     ("codex", "model_reasoning_effort"): ("minimal", "low", "medium", "high", "xhigh"),
 }
 SETTING_COUNTS = frozenset({("claude-code", "maxTurns")})  # a whole number of 1 or more, written as a string
+
+# Values that switch off a harness's approvals or sandbox. Only the agent's owner, a person (REST, console), sets
+# them: an agent or a share receiver writing one would lower the safety of every human who runs the agent, and
+# checkout never tells an agent to apply one (it is withheld, with why).
+LOWERS_SAFETY: dict[tuple[str, str], frozenset[str]] = {
+    ("claude-code", "permissionMode"): frozenset({"acceptEdits", "auto", "dontAsk", "bypassPermissions"}),
+    ("codex", "approval_policy"): frozenset({"never"}),
+    ("codex", "sandbox_mode"): frozenset({"danger-full-access"}),
+}
+
+
+def lowers_safety(harness: str, name: str, value: object) -> bool:
+    return value in LOWERS_SAFETY.get((harness, name), frozenset())
+
+
+DENY_LISTS = frozenset({("claude-code", "disallowedTools")})  # tools the owner denied: a list, comma-separated
+
+
+def _listed(value: object) -> set[str]:
+    return {part.strip() for part in value.split(",") if part.strip()} if isinstance(value, str) else set()
+
+
+def check_safety(harness: str, settings: dict[str, Any], current: dict[str, Any], field: str = "settings") -> None:
+    """For a writer other than the owner's person: no setting that lowers the harness's safety, unless it is the
+    one already there (a profile kept as the owner set it), and no tool taken off a deny list."""
+    for name in {n for h, n in DENY_LISTS if h == harness}:
+        lifted = sorted(_listed(current.get(name)) - _listed(settings.get(name)))
+        if lifted:
+            raise Forbidden(
+                f"{field}.{name} would no longer deny {', '.join(lifted)}: only the agent's owner lifts a denied tool, "
+                "in the console or over REST"
+            )
+    for name, value in settings.items():
+        if lowers_safety(harness, name, value) and current.get(name) != value:
+            raise Forbidden(
+                f"{field}.{name} {value!r} switches off {harness}'s approvals or sandbox: only the agent's owner sets "
+                "it, in the console or over REST"
+            )
+
+
 _COUNT = re.compile(r"[1-9][0-9]{0,5}")
 
 
@@ -221,6 +262,9 @@ class Agent:
     profile_tools: frozenset[str] = frozenset()
     last_session: dict[str, str] | None = None
     unread_mentions: int = 0
+    offered_to: str | None = None  # the account a pending transfer is offered to; it grants that account nothing
+    offered_at: str | None = None
+    owned_since: str | None = None  # the last transfer: load sessions opened before it are ended
 
     def listed(self) -> dict[str, Any]:
         """What list_agents shows of it (this account's own agents)."""

@@ -9,6 +9,7 @@ from typing import Any
 
 from agent_workspace.domain import agents as rules
 from agent_workspace.domain.agent_records import Brief
+from agent_workspace.domain.agents import Agent
 from agent_workspace.domain.clock import iso
 from agent_workspace.domain.errors import Conflict, NotFound, PayloadError
 from agent_workspace.domain.ids import new_id
@@ -23,6 +24,7 @@ from agent_workspace.services.agent_sessions import (
     rate_refusal,
     session_refusal,
     stale,
+    transfer_ended,
 )
 from agent_workspace.services.agents import find, readable
 from agent_workspace.store.agent_writes import AgentWrite, Refused
@@ -70,7 +72,7 @@ def update_brief(
     session = _session(actor, session)
     agent = find(rt, actor, ref)
     now = iso(rt.clock())
-    write = _write(rt, actor, agent.id, session)
+    write = _write(rt, actor, agent, session)
     try:
         if expected_revision is None:
             if description is None:
@@ -110,7 +112,7 @@ def rename_brief(rt: Runtime, actor: Actor, ref: str, name: str, new_name: str, 
     current = rt.agent_briefs.get(agent.id, name, consistent=True)
     if current is None:
         raise NotFound(f"agent {agent.id} has no brief {name!r}")
-    write = _write(rt, actor, agent.id, session)
+    write = _write(rt, actor, agent, session)
     write.activity(entry(rt, agent.id, "briefs", f"renamed brief {name!r} to {new_name!r}", actor, session))
     try:
         rt.agent_briefs.rename(current, new_name, write)
@@ -141,15 +143,15 @@ def _session(actor: Actor, session: str | None) -> str | None:
     return check_session(session) if session is not None else None
 
 
-def _write(rt: Runtime, actor: Actor, agent_id: str, session: str | None) -> AgentWrite:
+def _write(rt: Runtime, actor: Actor, agent: Agent, session: str | None) -> AgentWrite:
     """The prompt lock always; for an agent connection, its session and its daily count of brief changes."""
-    write = rt.agent_briefs.write(agent_id).unlocked()
+    write = rt.agent_briefs.write(agent.id).unlocked()
     if session is None:
         return write
     now = rt.clock()
     expires = int((now + timedelta(days=2)).timestamp())
     window = f"RATE#brief#{actor.token_id}#{now.strftime('%Y-%m-%d')}"
-    return in_session(rt, actor, write, session).counted(window, rules.BRIEF_CHANGES_PER_DAY, expires)
+    return in_session(rt, actor, write, session, agent).counted(window, rules.BRIEF_CHANGES_PER_DAY, expires)
 
 
 def _stale(current: Brief, expected: int) -> Conflict:
@@ -161,6 +163,10 @@ def _refusal(
 ) -> Exception:
     if rule == "session":
         return session_refusal(rt, actor, agent_id, session)
+    if rule == "record":  # the owner read (the session's) may be the one that failed
+        ended = transfer_ended(rt, agent_id, session, actor)
+        if ended is not None:
+            return ended
     if rule == "rate":
         now = rt.clock()
         midnight = (now + timedelta(days=1)).replace(hour=0, minute=0, second=0, microsecond=0)

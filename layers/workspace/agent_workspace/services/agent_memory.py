@@ -15,6 +15,7 @@ from typing import Any
 
 from agent_workspace.domain import agents as rules
 from agent_workspace.domain.agent_records import AgentMemory, MemoryIndexEntry
+from agent_workspace.domain.agents import Agent
 from agent_workspace.domain.clock import iso
 from agent_workspace.domain.errors import Conflict, Forbidden, NotFound, PayloadError
 from agent_workspace.domain.ids import is_id, new_id
@@ -30,6 +31,7 @@ from agent_workspace.services.agent_sessions import (
     rate_refusal,
     session_refusal,
     stale,
+    transfer_ended,
 )
 from agent_workspace.services.agents import Reach, readable
 from agent_workspace.store.agent_writes import AgentWrite, Refused
@@ -203,7 +205,7 @@ def remember(
     found = _memory_reach(rt, actor, ref, write=True)
     agent = found.agent
     now = rt.clock()
-    write = _write(rt, actor, agent.id, session)
+    write = _write(rt, actor, agent, session)
     write.activity(entry(rt, agent.id, "memory", f"memory {name!r}: {mode}", actor, session))
     writer = "people" if actor.kind == "human" else ("agent" if found.owned else "collaborators")
     try:
@@ -228,7 +230,11 @@ def remember(
                 iso(now),
                 session_id=session,
             )
-            rt.agent_memory.create(memory, write, rules.MEMORIES_PER_AGENT)
+            try:
+                rt.agent_memory.create(memory, write, rules.MEMORIES_PER_AGENT)
+            except Refused as refused:
+                if refused.rule != "exists" or not _own_write(rt, memory):
+                    raise
             result = {"name": name, "mode": "create", "id": memory.id, "revision": 1}
         else:
             if expected_revision is None:
@@ -282,7 +288,7 @@ def forget(
         raise NotFound(f"agent {agent.id} has no memory {name!r}")
     now = rt.clock()
     expires = int((now + timedelta(days=rules.FORGOTTEN_KEPT_DAYS)).timestamp())
-    write = _write(rt, actor, agent.id, session)
+    write = _write(rt, actor, agent, session)
     write.activity(entry(rt, agent.id, "memory", f"forgot {name!r}: {reason}", actor, session))
     try:
         rt.agent_memory.forget(memory, reason, iso(now), expires, write)
@@ -293,18 +299,27 @@ def forget(
     return {"agent": agent.id, "forgotten": name, "id": memory.id, "restorableUntil": restorable}
 
 
-def _write(rt: Runtime, actor: Actor, agent_id: str, session: str | None) -> AgentWrite:
+def _write(rt: Runtime, actor: Actor, agent: Agent, session: str | None) -> AgentWrite:
     """The write, riding on the session and its hourly count when an agent writes."""
-    write = rt.agent_memory.write(agent_id)
+    write = rt.agent_memory.write(agent.id)
     if session is None:
         return write
     now = rt.clock()
     hour = now.strftime("%Y-%m-%dT%H")
     expires = int((now + timedelta(hours=2)).timestamp())
-    in_session(rt, actor, write, session).counted(
+    in_session(rt, actor, write, session, agent).counted(
         f"RATE#memory#{session}#{hour}", rules.MEMORY_WRITES_PER_HOUR, expires
     )
-    return write
+    connection = f"RATE#memory-connection#{actor.token_id}#{hour}"
+    return write.counted(connection, rules.MEMORY_WRITES_PER_CONNECTION_HOUR, expires, "connection-rate")
+
+
+def _own_write(rt: Runtime, memory: AgentMemory) -> bool:
+    """The memory in the way is this very write, committed by an attempt whose answer was lost and applied again
+    by the retry (the id is new per write; AWS would not apply a retry with the call's ClientRequestToken again,
+    the local stack's moto does)."""
+    current = rt.agent_memory.get(memory.agent_id, memory.name, consistent=True)
+    return current is not None and current.id == memory.id
 
 
 def _stale(current: AgentMemory, expected: int) -> Conflict:
@@ -316,10 +331,22 @@ def _refusal(
 ) -> Exception:
     if rule == "session":
         return session_refusal(rt, actor, agent_id, session)
-    if rule == "rate":
+    if rule == "record":  # the owner read (the session's) and the cap both ride on the record
+        ended = transfer_ended(rt, agent_id, session, actor)
+        if ended is not None:
+            return ended
+        rule = "cap"
+    if rule in ("rate", "connection-rate"):
         now = rt.clock()
-        left = 3600 - now.minute * 60 - now.second
-        return rate_refusal(f"session {session}", rules.MEMORY_WRITES_PER_HOUR, "memory writes an hour", max(1, left))
+        left = max(1, 3600 - now.minute * 60 - now.second)
+        if rule == "rate":
+            return rate_refusal(f"session {session}", rules.MEMORY_WRITES_PER_HOUR, "memory writes an hour", left)
+        return rate_refusal(
+            f"this connection, across its sessions of agent {agent_id}",
+            rules.MEMORY_WRITES_PER_CONNECTION_HOUR,
+            f"memory writes an hour; retry in {left} seconds",
+            left,
+        )
     if rule == "exists":
         current = rt.agent_memory.get(agent_id, name, consistent=True)
         revision = current.revision if current else "?"

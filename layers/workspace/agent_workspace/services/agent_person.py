@@ -7,13 +7,15 @@ from typing import Any
 
 from agent_workspace.domain import agents as rules
 from agent_workspace.domain.agent_checkout import CheckoutAgent, checkout, instruction
-from agent_workspace.domain.agent_records import Share
+from agent_workspace.domain.agent_records import Share, TransferOffer
+from agent_workspace.domain.agents import Agent
 from agent_workspace.domain.clock import iso
 from agent_workspace.domain.errors import Conflict, Forbidden, NotFound, PayloadError
 from agent_workspace.domain.ids import is_id
 from agent_workspace.domain.models import Actor
 from agent_workspace.domain.text import echo
 from agent_workspace.domain.tokens import TokenKind
+from agent_workspace.observability import count
 from agent_workspace.runtime import Runtime
 from agent_workspace.services import accounts, agents
 from agent_workspace.services.agent_sessions import entry
@@ -89,7 +91,8 @@ def share(rt: Runtime, actor: Actor, ref: str, account_id: str, access: str, mem
         raise PayloadError("account must be the id of another account of this deployment", field="account")
     current = rt.agents.share(account_id, agent.id)
     made = Share(agent.id, agent.account_id, account_id, agent.slug, access, memory, iso(rt.clock()))
-    if current is not None:  # new terms keep what the receiver chose
+    if current is not None and current.current(agent):  # new terms keep what the receiver chose (a void share
+        # left by an earlier owner is overwritten, unaccepted)
         made = replace(
             made, accepted=current.accepted, accepted_version=current.accepted_version, follow=current.follow
         )
@@ -114,7 +117,7 @@ def unshare(rt: Runtime, actor: Actor, ref: str, account_id: str) -> dict[str, A
 
 def shares(rt: Runtime, actor: Actor, ref: str) -> dict[str, Any]:
     agent = owned(rt, actor, ref)
-    return {"agent": agent.id, "shares": [s.public() for s in rt.agents.shares_of(agent.id)]}
+    return {"agent": agent.id, "shares": [s.public() for s in rt.agents.shares_of(agent.id) if s.current(agent)]}
 
 
 def accept(rt: Runtime, actor: Actor, ref: str, follow: bool) -> dict[str, Any]:
@@ -124,7 +127,10 @@ def accept(rt: Runtime, actor: Actor, ref: str, follow: bool) -> dict[str, Any]:
         raise PayloadError("this account owns the agent: there is nothing to accept", field="agent")
     accepted = replace(found.share, accepted=True, accepted_version=found.agent.prompt_version, follow=follow)
     what = f"account {actor.account_id} accepted version {accepted.accepted_version}"
-    rt.agents.put_share(accepted, entry(rt, found.agent.id, "sharing", what, actor), new=False)
+    try:
+        rt.agents.put_share(accepted, entry(rt, found.agent.id, "sharing", what, actor), new=False)
+    except Refused:
+        raise NotFound(f"agent {found.share.ref} is no longer shared with this account") from None
     return accepted.public()
 
 
@@ -154,20 +160,75 @@ def mint_credential(
 
 
 def transfer(rt: Runtime, actor: Actor, ref: str, account_id: str) -> dict[str, Any]:
+    """An offer: the agent becomes the other account's only when its person accepts, and the offer grants that
+    account nothing meanwhile. A new offer replaces a pending one."""
     agent = owned(rt, actor, ref)
     if not is_id(account_id) or account_id == agent.account_id:
         raise PayloadError("account must be the id of another account of this deployment", field="account")
-    if rt.accounts.get_account(account_id) is None:
-        raise NotFound(f"no account {echo(account_id)} in this deployment")
+    offer = TransferOffer(agent.id, agent.account_id, account_id, agent.slug, agent.name, iso(rt.clock()))
     try:
-        rt.agents.transfer(agent, account_id, rules.AGENTS_PER_ACCOUNT)
+        rt.agents.offer(
+            offer, agent, entry(rt, agent.id, "sharing", f"transfer offered to account {account_id}", actor)
+        )
+    except Refused as refused:
+        if refused.rule == "account":
+            raise NotFound(f"no account {echo(account_id)} in this deployment") from None
+        raise Conflict(f"agent {agent.id} changed meanwhile; read it again") from None
+    return {"agent": agent.id, "account": account_id, "status": "offered", "offeredAt": offer.offered_at}
+
+
+def withdraw_transfer(rt: Runtime, actor: Actor, ref: str) -> dict[str, Any]:
+    agent = owned(rt, actor, ref)
+    if agent.offered_to is None:
+        raise NotFound(f"agent {agent.id} has no pending transfer offer")
+    _end_offer(rt, agent.id, agent.offered_to, f"transfer offer to account {agent.offered_to} withdrawn", actor)
+    return {"agent": agent.id, "withdrawn": agent.offered_to}
+
+
+def transfer_offers(rt: Runtime, actor: Actor) -> dict[str, Any]:
+    """The transfers other accounts offer this one, to accept or decline."""
+    return {"offers": [offer.public() for offer in rt.agents.offers_to(actor.account_id)]}
+
+
+def _offered(rt: Runtime, actor: Actor, agent_id: str) -> Agent:
+    """The agent, if its transfer is offered to the caller's account; one answer otherwise, whether it exists."""
+    agent = rt.agents.get(agent_id, consistent=True) if is_id(agent_id) else None
+    if agent is None or agent.offered_to != actor.account_id:
+        raise NotFound(f"no transfer of agent {echo(agent_id)!r} is offered to this account")
+    return agent
+
+
+def accept_transfer(rt: Runtime, actor: Actor, agent_id: str) -> dict[str, Any]:
+    """The receiving person takes the agent: from then on it is this account's own, every share the previous
+    owner made and every open load session ends."""
+    agent = _offered(rt, actor, agent_id)
+    account_id = actor.account_id
+    now = iso(rt.clock())
+    what = f"transferred from account {agent.account_id} to account {account_id}; its shares and sessions ended"
+    try:
+        rt.agents.transfer(
+            agent, account_id, rules.AGENTS_PER_ACCOUNT, now, entry(rt, agent.id, "sharing", what, actor)
+        )
     except Refused as refused:
         if refused.rule == "slug":
-            raise Conflict(
-                f"account {account_id} has an agent @{agent.slug} already; change the handle first"
-            ) from None
+            raise Conflict(f"this account has an agent @{agent.slug} already; change that handle first") from None
         if refused.rule == "cap":
-            raise Conflict(f"account {account_id} holds {rules.AGENTS_PER_ACCOUNT} agents already") from None
-        raise Conflict(f"agent {agent.id} changed meanwhile; read it again") from None
-    rt.agents.record(agent.id, entry(rt, agent.id, "sharing", f"transferred to account {account_id}", actor))
-    return {"agent": agent.id, "account": account_id}
+            raise Conflict(f"this account holds {rules.AGENTS_PER_ACCOUNT} agents already") from None
+        raise Conflict(f"agent {agent.id} or its offer changed meanwhile; read it again") from None
+    count("AgentTransferred")
+    found = rt.agents.get(agent.id, consistent=True)
+    assert found is not None
+    return found.public()
+
+
+def decline_transfer(rt: Runtime, actor: Actor, agent_id: str) -> dict[str, Any]:
+    agent = _offered(rt, actor, agent_id)
+    _end_offer(rt, agent.id, actor.account_id, f"account {actor.account_id} declined the transfer", actor)
+    return {"agent": agent.id, "declined": True}
+
+
+def _end_offer(rt: Runtime, agent_id: str, account_id: str, summary: str, actor: Actor) -> None:
+    try:
+        rt.agents.end_offer(agent_id, account_id, entry(rt, agent_id, "sharing", summary, actor))
+    except Refused:
+        raise NotFound(f"the transfer of agent {agent_id} to account {account_id} is no longer pending") from None

@@ -45,6 +45,8 @@ def set_profile(
         raise _stale(harness, current, expected_revision)
     revision = (current.revision if current else 0) + 1
     profile = checked_profile(agent.id, harness, settings or {}, addendum or "", revision, rt.clock())
+    if actor.kind != "human" or agent.account_id != actor.account_id:  # an agent, or a share receiver
+        rules.check_safety(harness, profile.settings, current.settings if current else {})
     write = rt.agent_briefs.write(agent.id).activity(
         entry(rt, agent.id, "prompt", f"profile for {harness} set (revision {revision})", actor, session)
     )
@@ -64,6 +66,9 @@ def set_profile(
 def delete_profile(rt: Runtime, actor: Actor, ref: str, harness: str) -> dict[str, Any]:
     harness = rules.harness_id(harness, allow_default=True)
     agent = find(rt, actor, ref)
+    if actor.kind != "human" or agent.account_id != actor.account_id:  # removing it must lift no denied tool
+        current = {p.harness: p for p in rt.agents.profiles(agent.id)}.get(harness)
+        rules.check_safety(harness, {}, current.settings if current else {})
     write = rt.agent_briefs.write(agent.id).activity(
         entry(rt, agent.id, "prompt", f"profile for {harness} removed", actor)
     )

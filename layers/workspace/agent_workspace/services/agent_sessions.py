@@ -23,7 +23,7 @@ from agent_workspace.domain.models import Actor
 from agent_workspace.domain.text import check_plain
 from agent_workspace.observability import count
 from agent_workspace.runtime import Runtime
-from agent_workspace.services.agents import find_loadable, profile_for, readable, session_of
+from agent_workspace.services.agents import find_loadable, profile_for, readable, session_of, within_accepted
 from agent_workspace.store.agent_writes import AgentWrite
 
 MENTIONS_SHOWN = 10
@@ -45,21 +45,46 @@ def entry(rt: Runtime, agent_id: str, kind: str, summary: str, actor: Actor, ses
     return Activity(new_id(), agent_id, kind, summary, iso(rt.clock()), actor.kind, session)
 
 
-def in_session(rt: Runtime, actor: Actor, write: AgentWrite, session: str) -> AgentWrite:
+def in_session(rt: Runtime, actor: Actor, write: AgentWrite, session: str, agent: Agent) -> AgentWrite:
     """The write rides on this session: it must exist for the agent, belong to this connection (a session belongs
-    to the connection that loaded the agent) and not be idle for 7 days."""
+    to the connection that loaded the agent), be opened since the agent's last transfer and not be idle for 7
+    days."""
     now = rt.clock()
-    return write.in_session(session, actor.token_id, iso(now), iso(now - timedelta(days=rules.SESSION_IDLE_DAYS)))
+    idle_since = iso(now - timedelta(days=rules.SESSION_IDLE_DAYS))
+    return write.in_session(session, actor.token_id, iso(now), idle_since, agent.owned_since, agent.account_id)
 
 
 def session_refusal(rt: Runtime, actor: Actor, agent_id: str, session: str | None) -> WorkspaceError:
     """Why the session refused the write, read only once it has."""
-    found = session_of(rt, actor, agent_id, session) if session else None
+    found = session_of(rt, actor, agent_id, session, consistent=True) if session else None
     if found is None:
         return rules.foreign_session(agent_id, session)
+    ended = transfer_ended(rt, agent_id, found)
+    if ended is not None:
+        return ended
     return Conflict(
         f"session {found.id} has been idle since {found.last_active_at}: a session stops accepting writes after "
         f"{rules.SESSION_IDLE_DAYS} idle days; call load_agent again for a new one"
+    )
+
+
+def transfer_ended(
+    rt: Runtime, agent_id: str, session: Session | str | None, actor: Actor | None = None
+) -> Conflict | None:
+    """The refusal of a session the agent's last transfer ended, or None. A write names the owner it read in a
+    condition on the record, so a write based on a read from before the transfer is refused and told why here."""
+    if session is None:
+        return None
+    if isinstance(session, str) and actor is not None:
+        session = session_of(rt, actor, agent_id, session, consistent=True)
+    agent = rt.agents.get(agent_id, consistent=True)
+    if not isinstance(session, Session) or agent is None or agent.owned_since is None:
+        return None
+    if session.started_at >= agent.owned_since:
+        return None
+    return Conflict(
+        f"session {session.id} ended when agent {agent_id} changed owner ({agent.owned_since}); a transfer ends "
+        "every session: call load_agent again"
     )
 
 
@@ -96,6 +121,7 @@ def load(
         raise PayloadError("version must be 1 or more", field="version")
     rules.check_budget(budget)
     loaded = find_loadable(rt, actor, ref)
+    within_accepted(loaded, version)
     agent = loaded.agent
     wanted = version or loaded.runs_version
     prompt = rt.agents.prompt(agent.id, wanted) if wanted else None
@@ -125,6 +151,8 @@ def load(
     blocks.append(_briefs_block(rt, agent))
     unread = agent.unread_mentions if loaded.owned else 0  # mentions are the owner account's
     mentions = rt.agents.mentions(agent.id, min(MENTIONS_SHOWN, unread)) if unread > 0 else []
+    mentions = [m for m in mentions if agent.owned_since is None or m["at"] >= agent.owned_since]  # the old
+    # owner's mentions quote its account's tasks: they stay with it
     blocks.append(_mentions_block(agent, mentions, unread))
     blocks.append(
         f"Session: {session.id}\nPass it as `session` on agent_remember, agent_forget, update_agent_brief and "
@@ -205,7 +233,10 @@ def activity_of(rt: Runtime, actor: Actor, ref: str, kind: str, limit: int, curs
     found = readable(rt, actor, ref)
     if kind == "sharing" and not found.owned:
         raise Forbidden("an agent's shares are shown to its owner only")
-    visible = ACTIVITY_KINDS if found.owned else tuple(k for k in ACTIVITY_KINDS if k != "sharing")
+    if kind == "memory" and not found.memory:  # memory entries name memories and carry forget reasons
+        raise Forbidden(f"the owner of agent {found.agent.id} did not share its memory with this account")
+    hidden = ("sharing",) * (not found.owned) + ("memory",) * (not found.memory)
+    visible = tuple(k for k in ACTIVITY_KINDS if k not in hidden)
     kinds = visible if kind == "all" else (kind,)
     items, next_cursor = rt.agents.activity(found.agent.id, None if kinds == ACTIVITY_KINDS else kinds, limit, cursor)
     return {"agent": found.agent.id, "items": [item.public() for item in items], "nextCursor": next_cursor}
@@ -215,10 +246,11 @@ def loadable(rt: Runtime, actor: Actor) -> list[tuple[str, str, str]]:
     """(prompt name, title, description) of every agent the caller can load: the account's own (not archived) by
     slug, and accepted shares as `<owner>.<slug>` (MCP prompt names are one word a client shows as a command)."""
     own = [(a.slug, a.name, a.description) for a in rt.agents.of_account(actor.account_id) if not a.archived]
-    shares = [s for s in rt.agents.shares_with(actor.account_id) if s.accepted]
+    shares = {s.agent_id: s for s in rt.agents.shares_with(actor.account_id) if s.accepted}
     shared = [
-        (f"{s.owner_account_id}.{a.slug}", a.name, a.description)
-        for s, a in zip(shares, rt.agents.many([s.agent_id for s in shares]), strict=False)
+        (f"{shares[a.id].owner_account_id}.{a.slug}", a.name, a.description)
+        for a in rt.agents.many(list(shares))
+        if shares[a.id].current(a)
     ]
     return own + shared
 

@@ -17,7 +17,7 @@ from agent_workspace.domain.text import check_plain
 from agent_workspace.observability import count
 from agent_workspace.runtime import Runtime
 from agent_workspace.services import agents
-from agent_workspace.services.agents import Reach, find_loadable, profile_for
+from agent_workspace.services.agents import Reach, find_loadable, profile_for, within_accepted
 
 
 def check_out(
@@ -36,6 +36,7 @@ def check_out(
     if pin is not None and pin < 1:
         raise PayloadError("pin must be 1 or more", field="pin")
     found = find_loadable(rt, actor, ref)
+    within_accepted(found, pin, "pin")
     agent = found.agent
     if pin is not None and pin > agent.prompt_version:
         raise NotFound(f"agent {agent.id} has no prompt version {pin}")

@@ -67,7 +67,7 @@ def reach(rt: Runtime, actor: Actor, ref: str, consistent: bool = False) -> Reac
     if agent.account_id == actor.account_id:
         return Reach(agent)
     share = rt.agents.share(actor.account_id, agent.id)
-    if share is None:
+    if share is None or not share.current(agent):  # a share its maker no longer owns grants nothing
         raise missing
     return Reach(agent, share)
 
@@ -97,6 +97,8 @@ def find(rt: Runtime, actor: Actor, ref: str, consistent: bool = False) -> Agent
     found = reach(rt, actor, ref, consistent)
     if not found.can_edit:
         raise Forbidden(f"agent {found.agent.id} is shared with this account to read, not to edit")
+    if found.share is not None and not found.share.accepted:
+        raise Forbidden(f"agent {found.share.ref} was shared with this account but not accepted yet; accept it first")
     if found.agent.archived:
         raise Conflict(f"agent {found.agent.id} is archived; the owner restores it first")
     return found.agent
@@ -152,7 +154,7 @@ def create(
         primary_harness=harness,
         prompt_version=1 if first else 0,
     )
-    made = tuple(_profiles(agent.id, profiles or {}, rt.clock()))
+    made = tuple(_profiles(agent.id, profiles or {}, rt.clock(), owner_person=actor.kind == "human"))
     agent = replace(agent, profile_tools=frozenset(p.harness for p in made))
     version = PromptVersion(agent.id, 1, prompt or "", now, actor.kind, actor.token_id, harness) if first else None
     try:
@@ -160,7 +162,10 @@ def create(
         created = Activity(new_id(), agent.id, "agent", summary, now, actor.kind)
         rt.agents.create(agent, version, rules.AGENTS_PER_ACCOUNT, made, created)
     except SlugTaken:
-        raise Conflict(f"slug {slug!r} is taken by another agent of this account; choose another") from None
+        if (
+            rt.agents.id_of_slug(actor.account_id, slug, consistent=True) != agent.id
+        ):  # else: this very write, applied by a retry
+            raise Conflict(f"slug {slug!r} is taken by another agent of this account; choose another") from None
     except AgentCapReached:
         raise Conflict(f"this account has {rules.AGENTS_PER_ACCOUNT} agents already, the most it may hold") from None
     count("AgentCreated")
@@ -181,8 +186,9 @@ def checked_profile(
     return Profile(agent_id, harness, rules.check_settings(harness, settings), addendum, revision, iso(now))
 
 
-def _profiles(agent_id: str, given: dict[str, dict[str, Any]], now: Any) -> list[Profile]:
-    """Each harness's profile, checked against its own settings (at most one per harness and the default)."""
+def _profiles(agent_id: str, given: dict[str, dict[str, Any]], now: Any, owner_person: bool) -> list[Profile]:
+    """Each harness's profile, checked against its own settings (at most one per harness and the default); a
+    setting that lowers the harness's safety only from the owner's person."""
     made = []
     for harness, profile in given.items():
         where = f"{PROFILES_FIELD}.{harness}"
@@ -193,6 +199,8 @@ def _profiles(agent_id: str, given: dict[str, dict[str, Any]], now: Any) -> list
             raise PayloadError(f"{where}: settings must be an object and addendum a string", field=where)
         tool = rules.harness_id(harness, where, allow_default=True)
         made.append(checked_profile(agent_id, tool, settings, addendum, 1, now, f"{where}."))
+        if not owner_person:
+            rules.check_safety(tool, settings, {}, f"{where}.settings")
     if len({p.harness for p in made}) < len(made):
         raise PayloadError(f"{PROFILES_FIELD} names one harness twice (an alias and its id)", field=PROFILES_FIELD)
     return made
@@ -206,7 +214,8 @@ def list_agents(rt: Runtime, actor: Actor, view: str) -> dict[str, Any]:
         own = rt.agents.of_account(actor.account_id)
         return {"agents": [agent.listed() for agent in own if agent.archived == (view == "archived")]}
     shares = {share.agent_id: share for share in rt.agents.shares_with(actor.account_id)}
-    return {"agents": [shown(Reach(agent, shares[agent.id])) for agent in rt.agents.many(list(shares))]}
+    reached = [Reach(agent, shares[agent.id]) for agent in rt.agents.many(list(shares))]
+    return {"agents": [shown(found) for found in reached if found.share and found.share.current(found.agent)]}
 
 
 def update(rt: Runtime, actor: Actor, ref: str, changes: dict[str, Any], expected_revision: int | None) -> Agent:
@@ -233,10 +242,15 @@ def update(rt: Runtime, actor: Actor, ref: str, changes: dict[str, Any], expecte
     return edited
 
 
-def session_of(rt: Runtime, actor: Actor, agent_id: str, session: str, consistent: bool = False) -> Session | None:
-    """The load session if this connection opened it for this agent, else None: a session is its connection's."""
+def session_of(
+    rt: Runtime, actor: Actor, agent_id: str, session: str, consistent: bool = False, since: str | None = None
+) -> Session | None:
+    """The load session if this connection opened it for this agent (after `since`, the agent's last transfer),
+    else None: a session is its connection's, and a transfer ends them all."""
     found = rt.agents.session(agent_id, session, consistent)
-    return found if found is not None and found.token_id == actor.token_id else None
+    if found is None or found.token_id != actor.token_id:
+        return None
+    return found if since is None or found.started_at >= since else None
 
 
 def update_prompt(
@@ -264,7 +278,7 @@ def update_prompt(
             f"and write again. The live prompt:\n{live.body if live else ''}"
         )
     if session is not None:  # provenance: the tool is the one the session was loaded in, unless named
-        opened = session_of(rt, actor, agent.id, session, consistent=True)  # loaded a moment ago
+        opened = session_of(rt, actor, agent.id, session, True, agent.owned_since)  # loaded a moment ago
         if opened is None:
             raise rules.foreign_session(agent.id, session)
         harness = harness or opened.harness
@@ -292,11 +306,23 @@ def update_prompt(
 
 
 def prompt_versions(rt: Runtime, actor: Actor, ref: str, limit: int, cursor: str | None) -> dict[str, Any]:
-    agent = readable(rt, actor, ref).agent
+    reached = readable(rt, actor, ref)
+    agent = reached.agent
     if not 1 <= limit <= VERSIONS_LISTED_MAX:
         raise PayloadError(f"limit must be 1-{VERSIONS_LISTED_MAX}", field="limit")
     versions, next_cursor = rt.agents.prompt_versions(agent.id, limit, cursor)
-    return {"versions": [v.listed(agent.prompt_version) for v in versions], "nextCursor": next_cursor}
+    shown = [v for v in versions if reached.owned or v.version <= reached.runs_version]  # newer: not accepted
+    return {"versions": [v.listed(agent.prompt_version) for v in shown], "nextCursor": next_cursor}
+
+
+def within_accepted(reached: Reach, version: int | None, field: str = "version") -> None:
+    """A receiver not following a shared agent's updates reads, loads and pins no version newer than the one it
+    accepted."""
+    if version is not None and version > reached.runs_version and not reached.owned:
+        raise Forbidden(
+            f"{field} {version}: this account accepted version {reached.runs_version} of agent {reached.agent.id}; "
+            "follow its updates in the console to read newer ones"
+        )
 
 
 def get_prompt(rt: Runtime, actor: Actor, ref: str, version: int | None) -> dict[str, Any]:
@@ -307,11 +333,7 @@ def get_prompt(rt: Runtime, actor: Actor, ref: str, version: int | None) -> dict
     reached = readable(rt, actor, ref)
     agent = reached.agent
     wanted = reached.runs_version if version is None else version
-    if version is not None and version > reached.runs_version and not reached.owned:
-        raise Forbidden(
-            f"this account accepted version {reached.runs_version} of agent {reached.agent.id}; "
-            "follow its updates in the console to read newer ones"
-        )
+    within_accepted(reached, version)
     found = rt.agents.prompt(agent.id, wanted) if wanted else None
     if found is None:
         raise NotFound(

@@ -83,24 +83,41 @@ class AgentWrite:
         delete: dict[str, set[str]] | None = None,
         condition: ConditionBase | None = None,
         rule: str = "",
+        remove: tuple[str, ...] = (),
     ) -> "AgentWrite":
         """Changes to the agent's record, and a condition on it that `rule` names; the record must exist."""
+        for name in remove:
+            self._record.remove(name)
         for name, value in (add or {}).items():
             self._record.add(name, value)
         for name, value in (set_ or {}).items():
             self._record.set(name, value)
         for name, elements in (delete or {}).items():
             self._record.delete(name, elements)
-        self._record_changes += len(add or {}) + len(set_ or {}) + len(delete or {})
+        self._record_changes += len(add or {}) + len(set_ or {}) + len(delete or {}) + len(remove)
         if condition is not None:
             self._record_condition = condition if self._record_condition is None else self._record_condition & condition
             self._record_rules.append(rule)
         return self
 
-    def in_session(self, session_id: str, token_id: str, now: str, idle_since: str) -> "AgentWrite":
-        """The session exists for this agent, was opened by this connection (`token_id`) and wrote or loaded after
-        `idle_since`; it is now active."""
+    def in_session(
+        self,
+        session_id: str,
+        token_id: str,
+        now: str,
+        idle_since: str,
+        opened_after: str | None = None,
+        owner: str | None = None,
+    ) -> "AgentWrite":
+        """The session exists for this agent, was opened by this connection (`token_id`), after the agent's last
+        transfer (`opened_after`: a transfer ends every session), and wrote or loaded after `idle_since`; it is
+        now active. With `owner`, the agent is still that account's (a transfer after the read refuses it, on the
+        record: rule "session", or "record" when another rule rides there too)."""
+        if owner is not None:
+            self.on_record(condition=Attr("accountId").eq(owner), rule="session")
         opened_here = EXISTS & Attr("tokenId").eq(token_id)
+        if opened_after is not None:
+            opened_here = opened_here & Attr("startedAt").gte(opened_after)
         update = (
             Update()
             .set("lastActiveAt", now)
@@ -109,15 +126,15 @@ class AgentWrite:
         )
         return self.update(keys.session_sk(session_id), update, "session")
 
-    def counted(self, sk: str, most: int, expires_at: int) -> "AgentWrite":
-        """One more write in a rate window, refused at `most`; the counter expires with the window."""
+    def counted(self, sk: str, most: int, expires_at: int, rule: str = "rate") -> "AgentWrite":
+        """One more write in a rate window, refused at `most` (rule `rule`); the counter expires with the window."""
         update = (
             Update()
             .add("n", 1)
             .set(keys.TTL_ATTRIBUTE, expires_at)
             .only_if(Attr("n").not_exists() | Attr("n").lt(most))
         )
-        return self.update(sk, update, "rate")
+        return self.update(sk, update, rule)
 
     def activity(self, entry: Activity) -> "AgentWrite":
         values = _ACTIVITY.dump_python(entry, by_alias=True, exclude_none=True)

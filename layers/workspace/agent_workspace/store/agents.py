@@ -6,7 +6,7 @@ from typing import Any
 from boto3.dynamodb.conditions import Attr
 from pydantic import TypeAdapter
 
-from agent_workspace.domain.agent_records import Activity, Profile, Session, Share
+from agent_workspace.domain.agent_records import Activity, Profile, Session, Share, TransferOffer
 from agent_workspace.domain.agents import Agent, PromptVersion
 from agent_workspace.domain.errors import Conflict
 from agent_workspace.store import keys
@@ -31,6 +31,7 @@ _SESSION: TypeAdapter[Session] = TypeAdapter(Session)
 _PROFILE: TypeAdapter[Profile] = TypeAdapter(Profile)
 _ACTIVITY: TypeAdapter[Activity] = TypeAdapter(Activity)
 _SHARE: TypeAdapter[Share] = TypeAdapter(Share)
+_OFFER: TypeAdapter[TransferOffer] = TypeAdapter(TransferOffer)
 _ACTIVITY_READ = 300  # entries a filtered activity listing reads per call
 
 
@@ -102,8 +103,8 @@ class AgentStore:
         item = get_item(self._db, self._table, keys.agent_pk(agent_id), keys.AGENT_SK, consistent)
         return _AGENT.validate_python(item) if item else None
 
-    def id_of_slug(self, account_id: str, slug: str) -> str | None:
-        item = get_item(self._db, self._table, keys.account_pk(account_id), keys.agent_slug_sk(slug), False)
+    def id_of_slug(self, account_id: str, slug: str, consistent: bool = False) -> str | None:
+        item = get_item(self._db, self._table, keys.account_pk(account_id), keys.agent_slug_sk(slug), consistent)
         return item["agentId"] if item else None
 
     def of_account(self, account_id: str) -> list[Agent]:
@@ -186,7 +187,7 @@ class AgentStore:
             "ScanIndexForward": False,
             "Limit": limit,
         }
-        start = decode_cursor(cursor, {keys.PK: pk}, (keys.SK,))
+        start = decode_cursor(cursor, {keys.PK: pk}, (keys.SK,), keys.PROMPT_SK_PREFIX)
         if start is not None:
             request["ExclusiveStartKey"] = start
         with translating_errors():
@@ -244,6 +245,7 @@ class AgentStore:
         write.check(keys.ACCOUNT_SK, EXISTS, "account", pk=receiving)
         write.put(values, keys.agent_share_sk(share.agent_id), "exists", NEW_ITEM if new else EXISTS, pk=receiving)
         write.put(values, keys.agent_share_sk(share.account_id))
+        write.on_record(condition=Attr("accountId").eq(share.owner_account_id), rule="owner")
         write.activity(entry).run(self._db)
 
     def delete_share(self, share: Share, entry: Activity) -> None:
@@ -290,7 +292,7 @@ class AgentStore:
             request["FilterExpression"] = "#kind IN (" + ", ".join(f":k{i}" for i in range(len(kinds))) + ")"
             request["ExpressionAttributeNames"] = {"#kind": "kind"}
             request["ExpressionAttributeValues"] |= to_item({f":k{i}": k for i, k in enumerate(kinds)})
-        start = decode_cursor(cursor, {keys.PK: pk}, (keys.SK,))
+        start = decode_cursor(cursor, {keys.PK: pk}, (keys.SK,), keys.AGENT_ACTIVITY_PREFIX)
         if start is not None:
             request["ExclusiveStartKey"] = start
         with translating_errors():
@@ -319,8 +321,37 @@ class AgentStore:
         fields = {"slug": agent.slug, "revision": agent.revision, "updatedAt": agent.updated_at}
         write.on_record(set_=fields, condition=revision_is(previous_revision), rule="revision").run(self._db)
 
-    def transfer(self, agent: Agent, to_account: str, most: int) -> None:
-        """Ownership to another account: its @handle there (rule "slug"), both accounts' counts (rule "cap")."""
+    def offer(self, offer: TransferOffer, agent: Agent, entry: Activity) -> None:
+        """A transfer offered to another account (rule "account": it exists), replacing an earlier offer, while
+        the agent is still the owner's and unchanged (rule "revision")."""
+        write = AgentWrite(self._table, agent.id)
+        receiving = keys.account_pk(offer.account_id)
+        write.check(keys.ACCOUNT_SK, EXISTS, "account", pk=receiving)
+        if agent.offered_to is not None and agent.offered_to != offer.account_id:
+            write.delete(keys.agent_offer_sk(agent.id), condition=None, pk=keys.account_pk(agent.offered_to))
+        write.put(_OFFER.dump_python(offer, by_alias=True), keys.agent_offer_sk(agent.id), pk=receiving)
+        unchanged = revision_is(agent.revision) & Attr("accountId").eq(agent.account_id)
+        fields = {"offeredTo": offer.account_id, "offeredAt": offer.offered_at}
+        write.on_record(set_=fields, condition=unchanged, rule="revision").activity(entry).run(self._db)
+
+    def end_offer(self, agent_id: str, account_id: str, entry: Activity) -> None:
+        """The offer to `account_id` withdrawn or declined: rule "missing" when it is not the pending one."""
+        write = AgentWrite(self._table, agent_id)
+        write.delete(keys.agent_offer_sk(agent_id), condition=None, pk=keys.account_pk(account_id))
+        write.on_record(remove=("offeredTo", "offeredAt"), condition=Attr("offeredTo").eq(account_id), rule="missing")
+        write.activity(entry).run(self._db)
+
+    def offers_to(self, account_id: str) -> list[TransferOffer]:
+        """The transfers other accounts offer this one (at most one per agent of the deployment)."""
+        found = query_prefix(self._db, self._table, keys.account_pk(account_id), keys.AGENT_OFFER_PREFIX)
+        return [_OFFER.validate_python(item) for item in found]
+
+    def transfer(self, agent: Agent, to_account: str, most: int, now: str, entry: Activity) -> None:
+        """The offered account takes the agent: the offer must still be pending to it and the agent unchanged
+        (rule "revision"), its @handle free there (rule "slug"), room under its cap (rule "cap"). Every share
+        and load session ends: shares are void once their owner no longer owns the agent (and are deleted after),
+        sessions opened before `ownedSince` refuse writes."""
+        shares = self.shares_of(agent.id)
         write = AgentWrite(self._table, agent.id)
         old, new = keys.account_pk(agent.account_id), keys.account_pk(to_account)
         write.delete(keys.agent_slug_sk(agent.slug), "revision", Attr("agentId").eq(agent.id), pk=old)
@@ -329,10 +360,14 @@ class AgentStore:
         write.update(keys.ACCOUNT_SK, Update().add("agents", -1), pk=old)
         room = EXISTS & (Attr("agents").not_exists() | Attr("agents").lt(most))
         write.update(keys.ACCOUNT_SK, Update().add("agents", 1).only_if(room), "cap", pk=new)
-        write.delete(keys.agent_share_sk(agent.id), condition=None, pk=new)
-        write.delete(keys.agent_share_sk(to_account), condition=None)
-        fields = {"accountId": to_account, "revision": agent.revision + 1}
-        write.on_record(set_=fields, condition=revision_is(agent.revision), rule="revision").run(self._db)
+        write.delete(keys.agent_offer_sk(agent.id), condition=None, pk=new)
+        fields = {"accountId": to_account, "revision": agent.revision + 1, "ownedSince": now, "unreadMentions": 0}
+        pending = revision_is(agent.revision) & Attr("offeredTo").eq(to_account)
+        write.on_record(set_=fields, remove=("offeredTo", "offeredAt"), condition=pending, rule="revision")
+        write.activity(entry).run(self._db)
+        ended = [key(keys.account_pk(share.account_id), keys.agent_share_sk(agent.id)) for share in shares]
+        ended += [key(keys.agent_pk(agent.id), keys.agent_share_sk(share.account_id)) for share in shares]
+        batch_delete(self._db, self._table, ended, f"void shares of agent {agent.id} remain (they grant nothing)")
 
     def delete(self, agent: Agent) -> None:
         """The agent's claim, count and record at once (it is gone from then on), then the rest of its partition and
@@ -353,6 +388,8 @@ class AgentStore:
         }
         wanted = [key(pk, item[keys.SK]) for item in query_all(self._db, request)]
         wanted += [key(keys.account_pk(share.account_id), keys.agent_share_sk(agent.id)) for share in shares]
+        if agent.offered_to is not None:
+            wanted.append(key(keys.account_pk(agent.offered_to), keys.agent_offer_sk(agent.id)))
         batch_delete(self._db, self._table, wanted, f"parts of agent {agent.id} remain; delete it again")
 
     def _counted(self, agent_id: str, sk: str, most: int, expires_at: int) -> dict[str, Any]:

@@ -396,6 +396,14 @@ def agent_share_sk(agent_id: str) -> str:
     return f"{AGENT_SHARE_PREFIX}{agent_id}"
 
 
+AGENT_OFFER_PREFIX = "AGENTOFFER#"
+
+
+def agent_offer_sk(agent_id: str) -> str:
+    """In the receiving account's partition: an agent another account offers to transfer to it."""
+    return f"{AGENT_OFFER_PREFIX}{agent_id}"
+
+
 def channel_pk(workspace_id: str) -> str:
     """What the agent of a workspace should hear, in order: one Query from a bridge's cursor reads what is new."""
     return f"CHANNEL#{workspace_id}"

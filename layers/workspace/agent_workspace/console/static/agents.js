@@ -225,6 +225,57 @@ export function createAgents(ui) {
     li.querySelector(".agent-desc").textContent = agent.description || "";
   }
 
+  // -- transfers offered to this account ----------------------------------------------------------------
+
+  async function refreshOffers(current) {
+    const data = await api("GET", "/api/agents/transfer-offers");
+    if (!current()) return;
+    const offers = data.offers || [];
+    reconcile($("agents-offers-list"), offers, (offer) => offer.agent, offerItem, updateOfferItem);
+    $("agents-offers").hidden = offers.length === 0;
+  }
+
+  function offerItem(offer) {
+    const li = el("li", { className: "agent-item" });
+    const take = el("button", { type: "button", className: "offer-accept", text: "Accept transfer" });
+    const refuse = el("button", { type: "button", className: "secondary offer-decline", text: "Decline" });
+    take.addEventListener("click", () => decideOffer(li, "accept", take));
+    refuse.addEventListener("click", () => decideOffer(li, "decline", refuse));
+    li.append(el("p", { className: "agent-offer-name" }), el("p", { className: "meta" }));
+    li.append(el("div", { className: "actions" }, take, refuse));
+    updateOfferItem(li, offer);
+    return li;
+  }
+
+  function updateOfferItem(li, offer) {
+    li.dataset.name = offer.name;
+    li.querySelector(".agent-offer-name").textContent = offer.name;
+    const from = `@${offer.slug} from account ${offer.owner}, offered `;
+    li.querySelector(".meta").replaceChildren(from, timeEl(offer.offeredAt));
+    li.querySelector(".offer-accept").setAttribute("aria-label", `Accept transfer of ${offer.name}`);
+    li.querySelector(".offer-decline").setAttribute("aria-label", `Decline transfer of ${offer.name}`);
+  }
+
+  async function decideOffer(li, decision, button) {
+    const id = li.dataset.key;
+    const name = li.dataset.name;
+    await attempt(
+      decision === "accept" ? "Accepting the transfer failed" : "Declining the transfer failed",
+      async () => {
+        await api("POST", `/api/agents/${seg(id)}/transfer/${decision}`);
+        li.remove();
+        $("agents-offers").hidden = $("agents-offers-list").children.length === 0;
+        done(
+          decision === "accept"
+            ? `${name} is yours now: its earlier shares and sessions have ended.`
+            : `Declined the transfer of ${name}.`,
+        );
+        ui.kick();
+      },
+      button,
+    );
+  }
+
   function setTab(tab) {
     a.tab = tab;
     for (const button of $("agents-tabs").querySelectorAll("button")) {
@@ -1262,7 +1313,7 @@ export function createAgents(ui) {
 
   /** One polling round's share: the list, and the open agent's header and visible part. */
   async function refresh(current, full) {
-    const jobs = [refreshList(current)];
+    const jobs = [refreshList(current), refreshOffers(current)];
     if (a.id) {
       jobs.push(
         refreshAgent(current).then(() => (a.id && current() ? refreshPart(current, full) : undefined)),
@@ -1297,6 +1348,8 @@ export function createAgents(ui) {
     a.listed.clear();
     a.part = "prompt";
     $("agents-list").replaceChildren();
+    $("agents-offers-list").replaceChildren();
+    $("agents-offers").hidden = true;
     $("agent-detail").hidden = true;
   }
 
