@@ -53,6 +53,7 @@ from agent_workspace.services import (
     pano,
     site_tools,
     skills,
+    task_board,
     tasks,
 )
 from agent_workspace.services.tasks import NewTask
@@ -126,6 +127,8 @@ class World:
     queued_call_id: str
     pending_call_id: str
     project_id: str
+    claimed_task_id: str  # a board task W1's agent holds under a live claim
+    agent_w1_other: str  # another agent token of W1: not the claimant
     permission_id: str  # a pending permission question of W1's channel (and W1 always allows VictimTool)
     agent_id: str  # an agent of A's repo: every workspace of A may use it, by design
     agent_session: str  # a load session of it, with a memory, a brief and a profile written
@@ -167,6 +170,7 @@ class World:
             self.running_call_id,
             self.queued_call_id,
             self.pending_call_id,
+            self.claimed_task_id,
         }
 
     def ids_of_w1(self) -> set[str]:
@@ -259,6 +263,9 @@ def build_world(rt: Runtime, http: httpx.Client) -> World:
     assert (queued.status, pending.status) == ("queued", "pending")
     project = board.create_project(rt, agent, f"{SECRET} project", f"{SECRET} description")
     board.create_epic(rt, agent, f"{SECRET} epic", f"{SECRET} description")
+    claimed = task_board.create(rt, agent, f"{SECRET} claimed", f"{SECRET} held", task_board.Fields(criteria=["c"]))
+    task_board.claim(rt, agent, claimed.id)
+    agent_w1_other = accounts.issue_token(rt.accounts, TokenKind.AGENT, account_a, w1.id)
     repo_agent, agent_session = furnished_agent(rt, agent, f"{SECRET} agent")
     channel.push(rt, w1.id, "reply", task.id, f"{SECRET} pushed")
     always, _ = channel.ask_permission(rt, agent, "victim-1", "VictimTool", f"{SECRET} d", f"{SECRET} p", None)
@@ -302,6 +309,8 @@ def build_world(rt: Runtime, http: httpx.Client) -> World:
         queued_call_id=queued.id,
         pending_call_id=pending.id,
         project_id=project.id,
+        claimed_task_id=claimed.id,
+        agent_w1_other=agent_w1_other.token,
         permission_id=permission["id"],
         agent_id=repo_agent.id,
         agent_session=agent_session,
@@ -1303,3 +1312,30 @@ def test_the_victim_is_unchanged_after_the_whole_matrix(world: World, baseline: 
     assert_untouched(world, stored)
     assert world.rt.accounts.resolve_token(hash_token(world.human_a)) is not None
     assert world.rt.accounts.resolve_token(hash_token(world.agent_w1)) is not None
+
+
+# == the same workspace: another agent than the claimant ===========================================
+
+# What an agent may not do to a task another token of its own workspace holds under a live claim: change its status
+# (AgentRQ's updateStatus as well as the board's loop), edit, archive, release or claim it over.
+NON_CLAIMANT = [
+    *(("updateStatus", {"status": status}) for status in ("notstarted", "ongoing", "blocked", "completed", "rejected")),
+    ("claim", {}),
+    ("progress", {"message": "attacker"}),
+    ("complete", {"summary": "attacker"}),
+    ("reportBlocker", {"questions": ["attacker?"]}),
+    ("release", {}),
+    ("edit", {"title": "attacker"}),
+    ("archive", {"reason": "attacker"}),
+]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("action", "payload"), NON_CLAIMANT, ids=[f"task.{a} {p}" for a, p in NON_CLAIMANT])
+async def test_a_non_claimant_of_the_same_workspace_changes_nothing_of_a_claimed_task(
+    world: World, stored: dict[str, str], action: str, payload: dict[str, Any]
+):
+    w = world
+    outcome = await act(w, w.agent_w1_other, "task", action, {"taskId": w.claimed_task_id, **payload})
+    assert outcome.is_error and "claimed by another agent" in outcome.text, outcome.text
+    assert_untouched(w, stored)

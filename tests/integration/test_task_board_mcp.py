@@ -7,9 +7,10 @@ import json
 
 import pytest
 
+from agent_workspace.domain.errors import Conflict
 from agent_workspace.domain.models import Actor
 from agent_workspace.domain.tokens import TokenKind
-from agent_workspace.services import board
+from agent_workspace.services import board, task_board, tasks
 from agent_workspace.services.accounts import issue_token
 from tests.support import connected
 
@@ -575,3 +576,77 @@ async def test_each_masaro_task_tool_and_its_action_give_the_same_kind_of_answer
                 args = arguments[name]()
             answers.append(await (ok(agent, name, **args) if by_name else ok(agent, tool, action, **args)))
         assert set(answers[0]) == set(answers[1]), (name, answers)
+
+
+# AgentRQ's updateStatus obeys the board: the claim, triage under supervision, the human's decline, archiving.
+
+
+async def test_update_status_by_a_non_claimant_is_refused_and_the_claim_stands(agent, live, second_token):
+    held = await ok(agent, "create_task", title="held", criteria=["c"])
+    await ok(agent, "claim_task", taskId=held["id"])
+    dequeued_id = await agent.create(title="dequeued by AgentRQ get", body="b")
+    assert (await agent.get())["id"] == dequeued_id
+    async with connected(live.url, second_token[0]) as other:
+        for task_id in (held["id"], dequeued_id):
+            for status in ("completed", "notstarted", "ongoing", "blocked", "rejected"):
+                text, is_error = await other("task", "updateStatus", taskId=task_id, status=status)
+                assert is_error, text
+                assert text.startswith("task updateStatus: ") and "claimed by another agent" in text, text
+        for name, arguments in (("update_task", {"title": "mine now"}), ("archive_task", {"reason": "mine now"})):
+            text = await refused(other, name, {"taskId": held["id"], **arguments})
+            assert "claimed by another agent" in text, text
+    shown = await ok(agent, "get_task", taskId=held["id"])
+    assert (shown["column"], shown["title"], shown.get("archived")) == ("in_progress", "held", None)
+    assert (await ok(agent, "get_task", taskId=dequeued_id))["claim"] is not None
+    text, is_error = await agent("task", "updateStatus", taskId=held["id"], status="completed")
+    assert (text, is_error) == (f"task {held['id']} status set to completed", False), "the claimant still may"
+
+
+async def test_update_status_after_the_lease_ran_out_is_anybody_s(agent, live, clock, second_token):
+    made = await ok(agent, "create_task", title="abandoned")
+    await ok(agent, "claim_task", taskId=made["id"])
+    clock.advance(hours=2)
+    async with connected(live.url, second_token[0]) as other:
+        text, is_error = await other("task", "updateStatus", taskId=made["id"], status="completed")
+    assert (text, is_error) == (f"task {made['id']} status set to completed", False)
+
+
+async def test_update_status_cannot_take_a_task_out_of_triage_under_a_supervised_policy(agent, runtime, seeded):
+    policy(runtime, seeded, supervised=True)
+    proposed = await ok(agent, "create_task", title="proposal")
+    for status in ("ongoing", "completed", "notstarted"):
+        text, is_error = await agent("task", "updateStatus", taskId=proposed["id"], status=status)
+        assert is_error and "in triage" in text and "the human accepts it" in text, text
+    assert (await ok(agent, "get_task", taskId=proposed["id"]))["column"] == "triage"
+
+
+async def test_update_status_cannot_undo_the_human_s_decline(agent, runtime, seeded):
+    policy(runtime, seeded, supervised=True)
+    proposed = await ok(agent, "create_task", title="declined proposal")
+    task_board.triage(runtime, human(seeded), proposed["id"], "decline", "not now")
+    for status in ("notstarted", "ongoing", "completed"):
+        text, is_error = await agent("task", "updateStatus", taskId=proposed["id"], status=status)
+        assert is_error and "declined by the human" in text, text
+    assert (await ok(agent, "get_task", taskId=proposed["id"]))["column"] == "rejected"
+    own = await ok(agent, "create_task", title="my own rejection")
+    task_board.triage(runtime, human(seeded), own["id"], "ready")
+    await agent("task", "updateStatus", taskId=own["id"], status="rejected")
+    text, is_error = await agent("task", "updateStatus", taskId=own["id"], status="notstarted")
+    assert (text, is_error) == (f"task {own['id']} status set to notstarted", False), "an agent's own rejection"
+
+
+async def test_update_status_refuses_an_archived_task(agent, runtime, seeded):
+    made = await ok(agent, "create_task", title="archived")
+    await ok(agent, "archive_task", taskId=made["id"], reason="obsolete")
+    text, is_error = await agent("task", "updateStatus", taskId=made["id"], status="ongoing")
+    assert is_error and "archived" in text and "obsolete" in text, text
+    with pytest.raises(Conflict):
+        tasks.set_status(runtime, human(seeded), made["id"], "completed")
+    assert (await ok(agent, "get_task", taskId=made["id"]))["status"] == "notstarted"
+
+
+async def test_update_status_keeps_agentrq_s_texts_on_the_agent_s_own_work(agent):
+    made = await agent.create(title="plain AgentRQ work", body="b")
+    for status in ("ongoing", "ongoing", "blocked", "completed", "notstarted"):
+        text, is_error = await agent("task", "updateStatus", taskId=made, status=status)
+        assert (text, is_error) == (f"task {made} status set to {status}", False)

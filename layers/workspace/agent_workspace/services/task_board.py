@@ -283,6 +283,7 @@ def update(
 
     def edited(task: Task, now: str) -> tuple[Task, tuple[Entry, ...]]:
         _workable(task, "update")
+        _not_held_by_another(task, actor, now, "edit")
         if column is not None and column != task.board_column:
             if task.board_column not in PLANNING_COLUMNS:
                 raise Conflict(
@@ -310,6 +311,7 @@ def archive(rt: Runtime, actor: Actor, ref: str, reason: str) -> Task:
     def archived(task: Task, now: str) -> tuple[Task, tuple[Entry, ...]]:
         if task.archived is not None:
             raise Conflict(f"task {task.id} is archived already: {task.archived['reason']}")
+        _not_held_by_another(task, actor, now, "archive")
         marker = {"reason": reason, "at": now, "by": actor.kind}
         return replace(task, archived=marker, updated_at=now), (_entry(actor, now, "archived", reason),)
 
@@ -735,6 +737,13 @@ def _holding(task: Task, actor: Actor, now: str, doing: str) -> None:
         raise Conflict(f"task {task.id} is claimed by another agent: only its claimant may {doing} it")
     if task.status not in ("ongoing", "blocked") and doing == "report progress on":
         raise Conflict(f"task {task.id} is {task.board_column}: claim it first")
+
+
+def _not_held_by_another(task: Task, actor: Actor, now: str, doing: str) -> None:
+    """An agent leaves alone what another token holds under a live claim (the human may: it owns the board)."""
+    claim = task.claim
+    if actor.kind == "agent" and claim and claim["tokenId"] != actor.token_id and claim["leaseExpiresAt"] > now:
+        raise Conflict(f"task {task.id} is claimed by another agent: only its claimant may {doing} it")
 
 
 def _workable(task: Task, doing: str) -> None:
