@@ -139,6 +139,7 @@ EXEMPT = {  # never stored as given
     "task.elicit.requestedSchema": "an object",
     "siteTools.call.arguments": "an object the site's own schema checks",
     "board.project.projectId": "a base62 id: anything else is not found before a key is built",
+    "board.epic.epicId": "a base62 id: anything else is not found before a key is built",
     "task.list.query": "a search query, never stored",
     "task.list.cursor": "an opaque token, decoded strictly",
     "task.search.query": "a search query, never stored",

@@ -127,6 +127,7 @@ class World:
     queued_call_id: str
     pending_call_id: str
     project_id: str
+    epic_id: str
     claimed_task_id: str  # a board task W1's agent holds under a live claim
     agent_w1_other: str  # another agent token of W1: not the claimant
     permission_id: str  # a pending permission question of W1's channel (and W1 always allows VictimTool)
@@ -262,7 +263,7 @@ def build_world(rt: Runtime, http: httpx.Client) -> World:
     pending = site_tools.start_call(rt, agent, task.id, SITE, "victim_write", {"q": f"{SECRET} pending"})
     assert (queued.status, pending.status) == ("queued", "pending")
     project = board.create_project(rt, agent, f"{SECRET} project", f"{SECRET} description")
-    board.create_epic(rt, agent, f"{SECRET} epic", f"{SECRET} description")
+    epic = board.create_epic(rt, agent, f"{SECRET} epic", f"{SECRET} description")
     claimed = task_board.create(rt, agent, f"{SECRET} claimed", f"{SECRET} held", task_board.Fields(criteria=["c"]))
     task_board.claim(rt, agent, claimed.id)
     agent_w1_other = accounts.issue_token(rt.accounts, TokenKind.AGENT, account_a, w1.id)
@@ -309,6 +310,7 @@ def build_world(rt: Runtime, http: httpx.Client) -> World:
         queued_call_id=queued.id,
         pending_call_id=pending.id,
         project_id=project.id,
+        epic_id=epic.id,
         claimed_task_id=claimed.id,
         agent_w1_other=agent_w1_other.token,
         permission_id=permission["id"],
@@ -403,7 +405,7 @@ def snapshot(w: World) -> dict[str, str]:
         "bridge last seen": rt.site_tools.last_seen(a),
         "site calls": site_tools.calls_of(rt, w1, None),
         "calls": [rt.site_tools.get_call(a, c) for c in (w.running_call_id, w.queued_call_id, w.pending_call_id)],
-        "board": [rt.board.read(w1), rt.board.get_project(w1, w.project_id)],
+        "board": [rt.board.read(w1), rt.board.get_project(w1, w.project_id), rt.board.get_epic(w1, w.epic_id)],
         "agent": [rt.agents.get(w.agent_id, True), rt.agents.prompt(w.agent_id, 1)],
         "schedules": [rt.schedules.get(name) for name in (schedule_name(w1, w.template_id), f"pano-{a}-{w.doc_id}")],
     }
@@ -730,6 +732,7 @@ ACTIONS: dict[tuple[str, str], ActionCase] = {
     **{("agent", action): ActionCase(lambda w: [{"agent": w.agent_id}], by_id=True) for action in PERSON_ONLY},
     ("board", "context"): ActionCase(lambda w: [{}]),
     ("board", "project"): ActionCase(lambda w: [{"projectId": w.project_id}], by_id=True),
+    ("board", "epic"): ActionCase(lambda w: [{"epicId": w.epic_id}], by_id=True),
     ("board", "createProject"): ActionCase(lambda w: [{"title": "attacker", "description": "attacker"}]),
     ("board", "createEpic"): ActionCase(lambda w: [{"title": "attacker", "description": "attacker"}]),
     ("workspace", "publishEvent"): ActionCase(
@@ -1076,6 +1079,9 @@ ROUTES: dict[str, RouteCase] = {
         bodies={"PATCH": lambda w: {"expectedRevision": 1, "memory": "attacker"}},
     ),
     "/api/workspaces/{workspace_id}/epics": RouteCase(_w1, bodies={"POST": lambda w: {"title": "attacker"}}),
+    "/api/workspaces/{workspace_id}/epics/{epic_id}": RouteCase(
+        lambda w: {"workspace_id": w.w1, "epic_id": w.epic_id}, bodies={"PATCH": lambda w: {"title": "attacker"}}
+    ),
     "/api/workspaces/{workspace_id}/memory/{name}": RouteCase(lambda w: {"workspace_id": w.w1, "name": MEMORY_NAME}),
     "/api/workspaces/{workspace_id}/skills": RouteCase(_w1),
     "/api/workspaces/{workspace_id}/skills/{name}": RouteCase(lambda w: {"workspace_id": w.w1, "name": SKILL_NAME}),

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agent_workspace.api.deps import HumanDep, RuntimeDep, human_actor
 from agent_workspace.api.errors import problem_responses
+from agent_workspace.domain.board import GOAL_MAX
 from agent_workspace.domain.tasks import BODY_MAX, TEXT_MAX, TITLE_MAX
 from agent_workspace.services import board, elicitations, site_tools, task_board
 from agent_workspace.services.task_board import FieldsIn, Filters
@@ -70,7 +71,7 @@ class CommentIn(BaseModel):
 class CycleIn(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     title: str = Field(json_schema_extra={"maxLength": TITLE_MAX})
-    goal: str = Field("", json_schema_extra={"maxLength": BODY_MAX})
+    goal: str = Field("", json_schema_extra={"maxLength": GOAL_MAX})
     endDate: str | None = Field(None, description="YYYY-MM-DD")
     active: bool = Field(False, description="Make it the active cycle (the one active before ends).")
 

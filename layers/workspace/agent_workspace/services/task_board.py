@@ -185,6 +185,12 @@ def _checked(rt: Runtime, actor: Actor, board: Board, fields: Fields, task_id: s
     return out
 
 
+def _board_for(rt: Runtime, actor: Actor, fields: Fields) -> Board:
+    """The part of the board the fields name (one read, whatever the board's size)."""
+    cycle = fields.cycle_id if fields.cycle_id != "active" else None
+    return rt.board.for_task(actor.workspace_id, fields.project_id, fields.epic_id, cycle)
+
+
 def _criteria(texts: list[str]) -> tuple[Criterion, ...]:
     if len(texts) > CRITERIA_MAX:
         raise PayloadError(f"criteria has {len(texts)} items; at most {CRITERIA_MAX}", field="criteria")
@@ -231,7 +237,7 @@ def create(rt: Runtime, actor: Actor, title: str, description: str, fields: Fiel
     the backlog, anything else ready (or, for the human, in the planning column asked for)."""
     check_text(title, "title", TITLE_MAX, plain=True)
     check_text(description, "description", BODY_MAX, required=False)
-    board = rt.board.read(actor.workspace_id)
+    board = _board_for(rt, actor, fields)
     values = _checked(rt, actor, board, replace(fields, given=fields.given | {"assignee"}), None)
     if column is None:
         if values.get("parent_id"):
@@ -274,7 +280,7 @@ def update(
         check_text(description, "description", BODY_MAX, required=False)
     if column is not None and column not in PLANNING_COLUMNS:
         raise PayloadError(f"status must be one of {', '.join(PLANNING_COLUMNS)}", field="status")
-    board = rt.board.read(actor.workspace_id)
+    board = _board_for(rt, actor, fields)
     values = _checked(rt, actor, board, fields, task_id)
     if title is not None:
         values["title"] = title
@@ -439,7 +445,7 @@ class _TakeOver(Exception):
 def claim(rt: Runtime, actor: Actor, ref: str) -> dict[str, Any]:
     """Take a task: in progress under this token, never twice; it joins the active cycle if it has none."""
     task_id = resolve(rt, actor.workspace_id, ref)
-    board = rt.board.read(actor.workspace_id)
+    board = rt.board.for_task(actor.workspace_id, None, None, None)
     now = rt.clock()
     lease = {
         "tokenId": actor.token_id,
@@ -840,7 +846,7 @@ def _matching(rt: Runtime, actor: Actor, filters: Filters) -> tuple[str | None, 
         status, column = STATUS_OF[status], status
     cycle: str | None = filters.cycle_id
     if cycle == "active":
-        cycle = rt.board.read(actor.workspace_id).active_cycle_id
+        cycle = rt.board.for_task(actor.workspace_id, None, None, None).active_cycle_id
         if cycle is None:
             raise PayloadError("cycleId 'active': no cycle is active in this workspace", field="cycleId")
     label = filters.label
