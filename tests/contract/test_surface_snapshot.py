@@ -54,7 +54,7 @@ def test_help_overview_lists_only_served_tools_in_the_reference_layout():
             "  task         This workspace's tasks, and talking to the human in them.",
             "               actions: create, get, updateStatus, reply, elicit, getAttachment, list, show, next,",
             "                        claim, progress, complete, reportBlocker, release, propose, edit, archive,",
-            "                        link, comment, suggest, search, fetch",
+            "                        link, unlink, comment, suggest, search, fetch",
             "  memory       Notes that outlive a task, shared by every agent here.",
             "               actions: load, save, delete",
             "  skills       The skills this workspace can use.",

@@ -145,10 +145,15 @@ EXEMPT = {  # never stored as given
     "task.search.query": "a search query, never stored",
     **{
         f"task.{action}.taskId": "resolved as task.show's taskId (walked): an id or WS-<n>, else not found"
-        for action in ("claim", "progress", "complete", "reportBlocker", "release", "link", "archive", "suggest")
+        for action in (
+            *("claim", "progress", "complete", "reportBlocker", "release"),
+            *("link", "unlink", "archive", "suggest"),
+        )
     },
     "task.link.otherTaskId": "resolved as task.show's taskId (walked)",
     "task.link.type": "one of three literals, refused otherwise by the payload model",
+    "task.unlink.otherTaskId": "resolved as task.show's taskId (walked)",
+    "task.unlink.type": "one of three literals, refused otherwise by the payload model",
     "task.propose.labels": "a list: each label is walked as labels[]",
     "task.edit.labels": "a list: each label is walked as labels[]",
     **{

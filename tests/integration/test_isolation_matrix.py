@@ -265,6 +265,7 @@ def build_world(rt: Runtime, http: httpx.Client) -> World:
     project = board.create_project(rt, agent, f"{SECRET} project", f"{SECRET} description")
     epic = board.create_epic(rt, agent, f"{SECRET} epic", f"{SECRET} description")
     claimed = task_board.create(rt, agent, f"{SECRET} claimed", f"{SECRET} held", task_board.Fields(criteria=["c"]))
+    task_board.link(rt, agent, task.id, "relates_to", claimed.id)  # a link for unlink to aim at
     task_board.claim(rt, agent, claimed.id)
     agent_w1_other = accounts.issue_token(rt.accounts, TokenKind.AGENT, account_a, w1.id)
     repo_agent, agent_session = furnished_agent(rt, agent, f"{SECRET} agent")
@@ -634,6 +635,9 @@ ACTIONS: dict[tuple[str, str], ActionCase] = {
     ("task", "archive"): ActionCase(lambda w: [{"taskId": w.task_id, "reason": "attacker"}], by_id=True),
     ("task", "link"): ActionCase(
         lambda w: [{"taskId": w.task_id, "type": "blocks", "otherTaskId": w.template_id}], by_id=True
+    ),
+    ("task", "unlink"): ActionCase(
+        lambda w: [{"taskId": w.task_id, "type": "relates_to", "otherTaskId": w.claimed_task_id}], by_id=True
     ),
     ("task", "comment"): ActionCase(lambda w: [{"taskId": w.task_id, "text": "attacker"}], by_id=True),
     ("task", "suggest"): ActionCase(lambda w: [{"taskId": w.task_id, "summary": "attacker"}], by_id=True),
@@ -1061,6 +1065,9 @@ ROUTES: dict[str, RouteCase] = {
     ),
     "/api/workspaces/{workspace_id}/board/tasks/{task_id}/links": RouteCase(
         _task, bodies={"POST": lambda w: {"type": "blocks", "otherTaskId": w.template_id}}
+    ),
+    "/api/workspaces/{workspace_id}/board/tasks/{task_id}/links/{link_type}/{other_task_id}": RouteCase(
+        lambda w: {**_task(w), "link_type": "relates_to", "other_task_id": w.claimed_task_id}
     ),
     "/api/workspaces/{workspace_id}/board/tasks/{task_id}/comments": RouteCase(
         _task, bodies={"POST": lambda w: {"text": "attacker"}}

@@ -650,3 +650,64 @@ async def test_update_status_keeps_agentrq_s_texts_on_the_agent_s_own_work(agent
     for status in ("ongoing", "ongoing", "blocked", "completed", "notstarted"):
         text, is_error = await agent("task", "updateStatus", taskId=made, status=status)
         assert (text, is_error) == (f"task {made} status set to {status}", False)
+
+
+# link_tasks: a link that would close a cycle is refused (a blocks cycle waits forever); unlink undoes a link.
+
+
+async def test_a_blocks_link_closing_a_cycle_of_any_length_is_refused_and_nothing_is_linked(agent):
+    a, b, c, d = [await ok(agent, "create_task", title=name) for name in "abcd"]
+    for first, second in ((a, b), (b, c), (c, d)):
+        await ok(agent, "link_tasks", taskId=first["id"], type="blocks", otherTaskId=second["id"])
+    for closing in (c, d):
+        text = await refused(agent, "link_tasks", {"taskId": closing["id"], "type": "blocks", "otherTaskId": a["id"]})
+        assert text.startswith("task link: ") and "cycle" in text and a["id"] in text, text
+    assert (await ok(agent, "get_task", taskId=a["id"]))["links"] == [{"type": "blocks", "taskId": b["id"]}]
+    assert (await ok(agent, "link_tasks", taskId=d["id"], type="relates_to", otherTaskId=a["id"]))["created"]
+    await ok(agent, "link_tasks", taskId=a["id"], type="blocks", otherTaskId=d["id"])  # a shortcut: no cycle
+
+
+async def test_a_parent_that_would_make_a_task_its_own_ancestor_is_refused(agent):
+    top = await ok(agent, "create_task", title="top")
+    middle = await ok(agent, "create_task", title="middle", parentId=top["id"])
+    bottom = await ok(agent, "create_task", title="bottom", parentId=middle["identifier"])
+    for below in (middle, bottom):
+        text = await refused(agent, "update_task", {"taskId": top["id"], "parentId": below["id"]})
+        assert text.startswith("task edit: ") and "parentId" in text and "cycle" in text, text
+    assert (await ok(agent, "get_task", taskId=top["id"])).get("parentId") is None
+    await ok(agent, "update_task", taskId=bottom["id"], parentId=top["id"])  # moving up the tree is fine
+
+
+async def test_a_walk_past_its_bound_is_refused_saying_the_bound(agent, monkeypatch):
+    monkeypatch.setattr("agent_workspace.services.task_board.BLOCKS_WALK_MAX", 2)
+    monkeypatch.setattr("agent_workspace.services.task_board.PARENT_WALK_MAX", 2)
+    chain = [await ok(agent, "create_task", title=f"step {n}") for n in range(4)]
+    for first, second in zip(chain, chain[1:], strict=False):
+        await ok(agent, "link_tasks", taskId=first["id"], type="blocks", otherTaskId=second["id"])
+    new = await ok(agent, "create_task", title="new")
+    text = await refused(agent, "link_tasks", {"taskId": new["id"], "type": "blocks", "otherTaskId": chain[0]["id"]})
+    assert "more than 2" in text and "cycle" in text, text
+    nested = [await ok(agent, "create_task", title="root")]
+    for n in range(3):
+        nested.append(await ok(agent, "create_task", title=f"level {n}", parentId=nested[-1]["id"]))
+    text = await refused(agent, "update_task", {"taskId": new["id"], "parentId": nested[-1]["id"]})
+    assert "parentId" in text and "more than 2" in text, text
+
+
+@pytest.mark.parametrize("call", [("task", "unlink")], ids=["ours"])
+async def test_unlink_removes_the_link_from_both_sides_and_the_blocked_task_stops_waiting(agent, call):
+    a = await ok(agent, "create_task", title="a")
+    b = await ok(agent, "create_task", title="b")
+    await ok(agent, "link_tasks", taskId=a["id"], type="blocks", otherTaskId=b["id"])
+    assert (await ok(agent, "get_task", taskId=b["id"]))["waitingOn"] == [a["id"]]
+    removed = await ok(agent, *call, taskId=a["identifier"], type="blocks", otherTaskId=b["id"])
+    assert removed == {"taskId": a["id"], "type": "blocks", "otherTaskId": b["id"], "removed": True}
+    shown = await ok(agent, "get_task", taskId=b["id"])
+    assert (shown["links"], shown.get("waitingOn")) == ([], None)
+    assert (await ok(agent, "get_task", taskId=a["id"]))["links"] == []
+    assert [e["what"] for e in shown["activity"]][:1] == ["unlinked"]
+    again = await ok(agent, *call, taskId=a["id"], type="blocks", otherTaskId=b["id"])
+    assert again["removed"] is False
+    assert (await ok(agent, "claim_task", taskId=b["id"]))["column"] == "in_progress", "b waits on nothing now"
+    text = await refused(agent, "task", {"action": "unlink", "payload": {"taskId": a["id"], "type": "blocked_by"}})
+    assert text.startswith("task unlink: ") and "type" in text, text

@@ -163,6 +163,19 @@ def link_tasks(workspace_id: str, task_id: str, payload: LinkIn, human: HumanDep
     return task_board.link(rt, actor, task_id, payload.type, payload.otherTaskId)
 
 
+@router.delete("/tasks/{task_id}/links/{link_type}/{other_task_id}")
+def unlink_tasks(
+    workspace_id: str,
+    task_id: str,
+    link_type: Literal["blocks", "relates_to", "duplicate_of"],
+    other_task_id: str,
+    human: HumanDep,
+    rt: RuntimeDep,
+) -> dict[str, Any]:
+    """Undo 'this <type> other' on both tasks; `removed` false when there was no such link."""
+    return task_board.unlink(rt, human_actor(rt, human, workspace_id), task_id, link_type, other_task_id)
+
+
 @router.post("/tasks/{task_id}/comments", status_code=201)
 def comment_task(
     workspace_id: str, task_id: str, payload: CommentIn, human: HumanDep, rt: RuntimeDep

@@ -53,6 +53,8 @@ QUESTIONS_MAX = 10
 QUESTION_MAX = 2000
 REASON_MAX = 2000
 LINKS_MAX = 50  # per task: a completion rewrites the tasks it blocks in its own transaction (100 items)
+BLOCKS_WALK_MAX = 200  # tasks a new `blocks` link reads, down the line, to see it closes no cycle
+PARENT_WALK_MAX = 20  # parents a new parentId reads, up the line, to see the task is not its own ancestor
 SUGGESTIONS_MAX = 10
 FEED_SHOWN = 50  # newest activity entries and comments a task's read shows
 _ROUNDS = 6
@@ -177,6 +179,8 @@ def _checked(rt: Runtime, actor: Actor, board: Board, fields: Fields, task_id: s
             raise PayloadError("parentId is the task itself", field="parentId")
         if rt.tasks.get(actor.workspace_id, parent) is None:
             raise PayloadError(f"parentId {echo(fields.parent_id)!r} is not a task of this workspace", field="parentId")
+        if task_id is not None:
+            _no_parent_cycle(rt, actor, task_id, parent)
         out["parent_id"] = parent
     elif "parent_id" in given:
         out["parent_id"] = None
@@ -189,6 +193,51 @@ def _board_for(rt: Runtime, actor: Actor, fields: Fields) -> Board:
     """The part of the board the fields name (one read, whatever the board's size)."""
     cycle = fields.cycle_id if fields.cycle_id != "active" else None
     return rt.board.for_task(actor.workspace_id, fields.project_id, fields.epic_id, cycle)
+
+
+def _no_parent_cycle(rt: Runtime, actor: Actor, task_id: str, parent: str) -> None:
+    """Refused when `parent` is `task_id` itself or one of its subtasks down the line (walked up from `parent`,
+    one read per level, at most PARENT_WALK_MAX), or when the line above `parent` is longer than that."""
+    current: str | None = parent
+    for _ in range(PARENT_WALK_MAX):
+        found = rt.tasks.relations(actor.workspace_id, [current]).get(current) if current else None
+        current = found[1] if found else None
+        if current is None:
+            return
+        if current == task_id:
+            raise PayloadError(
+                f"parentId {parent} is a subtask of task {task_id} down the line: the parents would form a cycle",
+                field="parentId",
+            )
+    raise PayloadError(
+        f"parentId {parent} has more than {PARENT_WALK_MAX} parents above it: a new parent is checked for a cycle "
+        f"within {PARENT_WALK_MAX} levels; nest it higher up",
+        field="parentId",
+    )
+
+
+def _no_blocks_cycle(rt: Runtime, actor: Actor, task_id: str, other: Task) -> None:
+    """Refused when `other` already blocks `task_id` down the line, so `task_id blocks other` would close a cycle
+    whose tasks wait on each other forever: a walk along `blocks` links from `other`, one BatchGetItem per step,
+    reading at most BLOCKS_WALK_MAX tasks (past that, refused: the bound is in the text)."""
+    seen = {other.id}
+    frontier = [link.task_id for link in other.links if link.type == "blocks"]
+    while frontier:
+        if task_id in frontier:
+            raise Conflict(
+                f"task {other.id} blocks task {task_id} already, down the line: a link of task {task_id} "
+                f"blocking task {other.id} would close a cycle, and they would wait on each other forever"
+            )
+        fresh = [t for t in dict.fromkeys(frontier) if t not in seen]
+        seen.update(fresh)
+        if len(seen) > BLOCKS_WALK_MAX:
+            raise Conflict(
+                f"task {other.id} blocks more than {BLOCKS_WALK_MAX} tasks down the line: a new blocks link is "
+                f"checked for a cycle within {BLOCKS_WALK_MAX} tasks; unlink some, or link fewer in a chain"
+            )
+        found = rt.tasks.relations(actor.workspace_id, fresh) if fresh else {}
+        frontier = [link.task_id for links, _ in found.values() for link in links if link.type == "blocks"]
+        frontier = [t for t in frontier if t not in seen or t == task_id]
 
 
 def _criteria(texts: list[str]) -> tuple[Criterion, ...]:
@@ -344,6 +393,8 @@ def link(rt: Runtime, actor: Actor, ref: str, link_type: str, other_ref: str) ->
             return {"taskId": task_id, "type": link_type, "otherTaskId": other_id, "created": False}
         if link_type == "blocks" and Link("blocked_by", other_id) in task.links:
             raise Conflict(f"task {other_id} blocks task {task_id} already: they would wait on each other")
+        if link_type == "blocks":
+            _no_blocks_cycle(rt, actor, task_id, other)
         for one in (task, other):
             if len(one.links) >= LINKS_MAX:
                 raise Conflict(f"task {one.id} has {LINKS_MAX} links, the most a task may have")
@@ -369,6 +420,46 @@ def link(rt: Runtime, actor: Actor, ref: str, link_type: str, other_ref: str) ->
             continue
         count("TasksLinked")
         return {"taskId": task_id, "type": link_type, "otherTaskId": other_id, "created": True}
+    raise Unavailable(f"tasks {task_id} and {other_id} are being changed by others; retry shortly")
+
+
+def unlink(rt: Runtime, actor: Actor, ref: str, link_type: str, other_ref: str) -> dict[str, Any]:
+    """Undo `link`: gone from both tasks; undoing `blocks` takes the task off the other's waiting list (and back
+    on the queue once it waits on nothing more). `removed` false when there was no such link."""
+    if link_type not in LINK_TYPES:
+        raise PayloadError(f"type must be one of {', '.join(LINK_TYPES)}", field="type")
+    task_id = resolve(rt, actor.workspace_id, ref)
+    other_id = resolve(rt, actor.workspace_id, other_ref)
+    inverse = INVERSE_LINK[link_type]
+    answer = {"taskId": task_id, "type": link_type, "otherTaskId": other_id}
+    for attempt in range(_ROUNDS):
+        task, other = _read(rt, actor, task_id), _read(rt, actor, other_id)
+        if Link(link_type, other_id) not in task.links:
+            return {**answer, "removed": False}
+        now = iso(rt.clock())
+        after = replace(task, links=tuple(k for k in task.links if k != Link(link_type, other_id)), updated_at=now)
+        other_after = replace(
+            other,
+            links=tuple(k for k in other.links if k != Link(inverse, task_id)),
+            waiting_on=tuple(t for t in other.waiting_on if not (link_type == "blocks" and t == task_id)),
+            updated_at=now,
+        )
+        details = {"type": link_type, "otherTaskId": other_id}
+        also = (
+            rt.tasks.put_if_unchanged(other, other_after),
+            rt.tasks.entry_put(
+                other.workspace_id,
+                other.id,
+                _entry(actor, now, "unlinked", details={"type": inverse, "otherTaskId": task_id}),
+            ),
+        )
+        try:
+            rt.tasks.save(actor.account_id, task, after, (_entry(actor, now, "unlinked", details=details),), also)
+        except Conflict:
+            back_off(attempt)
+            continue
+        count("TasksUnlinked")
+        return {**answer, "removed": True}
     raise Unavailable(f"tasks {task_id} and {other_id} are being changed by others; retry shortly")
 
 

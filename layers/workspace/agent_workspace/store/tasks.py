@@ -16,7 +16,7 @@ from pydantic import TypeAdapter
 from agent_workspace.backoff import back_off
 from agent_workspace.domain.columns import DEFAULT_COLUMN
 from agent_workspace.domain.errors import Conflict, NotFound, PayloadError, Unavailable
-from agent_workspace.domain.tasks import AttachmentRef, Entry, Message, Task, TaskFilter
+from agent_workspace.domain.tasks import AttachmentRef, Entry, Link, Message, Task, TaskFilter
 from agent_workspace.store import keys
 from agent_workspace.store.cursor import cursor_after, decode_cursor, encode_cursor
 from agent_workspace.store.dynamo import (
@@ -499,6 +499,18 @@ class TaskStore:
         assert run.fire_at is not None
         return _cursor_at(workspace_id, keys.run_sk(template_id, run.fire_at))
 
+    def relations(self, workspace_id: str, task_ids: list[str]) -> dict[str, tuple[tuple[Link, ...], str | None]]:
+        """Each existing task's links and parent, nothing else read: one BatchGetItem per 100, for walking the
+        board's graph (a link that would close a cycle)."""
+        wanted = [key(keys.workspace_pk(workspace_id), keys.task_sk(t)) for t in task_ids]
+        projection = {"ProjectionExpression": "#id, #links, #parent", "ExpressionAttributeNames": _RELATIONS}
+        found: dict[str, tuple[tuple[Link, ...], str | None]] = {}
+        for item in batch_get(self._db, self._table, wanted, consistent=False, projection=projection):
+            values = from_item(item)
+            links = tuple(Link(link["type"], link["taskId"]) for link in values.get("links", ()))
+            found[values["id"]] = (links, values.get("parentId"))
+        return found
+
     def _get_many(self, workspace_id: str, task_ids: list[str]) -> list[Task]:
         wanted = [key(keys.workspace_pk(workspace_id), keys.task_sk(t)) for t in task_ids]
         return [task_from(from_item(item)) for item in batch_get(self._db, self._table, wanted, consistent=False)]
@@ -728,6 +740,8 @@ def _status_change(update: Update, task: Task, status: str, entry: dict[str, Any
         .only_if(status_is(task.status))
     )
 
+
+_RELATIONS = {"#id": "id", "#links": "links", "#parent": "parentId"}
 
 # The conditions only tasks use, named once.
 _NOT_YET_PUBLISHED = Attr("eventPublicationId").not_exists()  # a completion's event is published once
