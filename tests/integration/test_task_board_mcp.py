@@ -628,11 +628,11 @@ async def test_update_status_cannot_undo_the_human_s_decline(agent, runtime, see
         text, is_error = await agent("task", "updateStatus", taskId=proposed["id"], status=status)
         assert is_error and "declined by the human" in text, text
     assert (await ok(agent, "get_task", taskId=proposed["id"]))["column"] == "rejected"
-    own = await ok(agent, "create_task", title="my own rejection")
+    own = await ok(agent, "create_task", title="rejected through AgentRQ")
     task_board.triage(runtime, human(seeded), own["id"], "ready")
-    await agent("task", "updateStatus", taskId=own["id"], status="rejected")
+    tasks.set_status(runtime, human(seeded), own["id"], "rejected")  # AgentRQ's PATCH status: not a decline
     text, is_error = await agent("task", "updateStatus", taskId=own["id"], status="notstarted")
-    assert (text, is_error) == (f"task {own['id']} status set to notstarted", False), "an agent's own rejection"
+    assert (text, is_error) == (f"task {own['id']} status set to notstarted", False), "AgentRQ's reopening stays"
 
 
 async def test_update_status_refuses_an_archived_task(agent, runtime, seeded):

@@ -163,15 +163,32 @@ def set_status(rt: Runtime, actor: Actor, task_id: str, status: str) -> Task:
 
     def allowed(task: Task) -> None:
         board_allows_status_change(task, actor, now, supervised=policy is not None and policy.supervised)
+        if actor.kind == "agent" and task.status == "rejected" and _declined(rt, task):
+            raise Conflict(f"task {task.id} was declined by the human: it stays rejected unless the human reopens it")
 
     return change_status(rt, actor, task_id, status, column, check=allowed)[0]
+
+
+DECLINE_LOOKBACK = 50  # newest activity entries read to find the change that rejected a task
+
+
+def _declined(rt: Runtime, task: Task) -> bool:
+    """Rejected by the human's triage decline, not by an `updateStatus` (anyone may reopen that, as in AgentRQ):
+    the newest status change on the task's activity feed says which (one Query, only for a rejected task)."""
+    last = task.history[-1] if task.history else {}
+    if last.get("by") != "human":
+        return False
+    for entry in rt.tasks.feed(task.workspace_id, task.id, DECLINE_LOOKBACK):
+        if entry.details and "status" in entry.details:
+            return entry.what == "declined"
+    return False
 
 
 def board_allows_status_change(task: Task, actor: Actor, now: str, supervised: bool) -> None:
     """The board's rules on AgentRQ's `updateStatus`, which moves any task to any status otherwise: an archived
     task stays as it was; an agent leaves alone a task another token holds under a live claim (no completing,
-    resetting or claiming it over), a task in triage the human accepts under a supervised policy, and a task the
-    human declined. Refused with a `Conflict` saying which."""
+    resetting or claiming it over) and a task in triage the human accepts under a supervised policy (and, checked
+    by `set_status`, a task the human declined). Refused with a `Conflict` saying which."""
     if task.archived is not None:
         raise Conflict(f"task {task.id} is archived ({task.archived['reason']}): its status stays as it is")
     if actor.kind != "agent":
@@ -184,9 +201,6 @@ def board_allows_status_change(task: Task, actor: Actor, now: str, supervised: b
         )
     if task.board_column == "triage" and supervised:
         raise Conflict(f"task {task.id} is in triage: under this workspace's policy the human accepts it")
-    last = task.history[-1] if task.history else {}
-    if task.status == "rejected" and last.get("by") == "human":
-        raise Conflict(f"task {task.id} was declined by the human: it stays rejected unless the human reopens it")
 
 
 def change_status(
