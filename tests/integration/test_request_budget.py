@@ -269,6 +269,10 @@ CASES = {
     "task get by id, includeConversation": Case(
         reads_at_most(2), "task", lambda m, i: act("get", taskId=m.with_files[i], includeConversation=True)
     ),
+    # The task's read and the transaction: the board's rules need no other read for a task out of triage.
+    "task updateStatus": Case(
+        requests_at_most(2), "task", lambda m, i: act("updateStatus", taskId=m.plain[i], status="ongoing")
+    ),
     "task get (dequeue)": Case(requests_at_most(2), "task", lambda m, i: act("get"), answered=dequeued),
     "task get (dequeue), queue empty": Case(
         requests_at_most(2),

@@ -156,12 +156,17 @@ def set_status(rt: Runtime, actor: Actor, task_id: str, status: str) -> Task:
     if status not in STATUSES:
         raise PayloadError(f"status must be one of {', '.join(STATUSES)}", field="status")
     column = None
-    policy = rt.board.policy(actor.workspace_id) if actor.kind == "agent" else None
-    if status == "completed" and policy is not None and policy.sign_off:
+    agent = actor.kind == "agent"
+    # The policy is read when it decides something: an agent's delivery, or an agent's move out of triage.
+    policy = rt.board.policy(actor.workspace_id) if agent and status == "completed" else None
+    if policy is not None and policy.sign_off:
         column = "in_review"
     now = iso(rt.clock())
 
     def allowed(task: Task) -> None:
+        nonlocal policy
+        if agent and task.board_column == "triage" and policy is None:
+            policy = rt.board.policy(actor.workspace_id)
         board_allows_status_change(task, actor, now, supervised=policy is not None and policy.supervised)
         if actor.kind == "agent" and task.status == "rejected" and _declined(rt, task):
             raise Conflict(f"task {task.id} was declined by the human: it stays rejected unless the human reopens it")
