@@ -54,7 +54,7 @@ def test_help_overview_lists_only_served_tools_in_the_reference_layout():
             "  task         This workspace's tasks, and talking to the human in them.",
             "               actions: create, get, updateStatus, reply, elicit, getAttachment, list, show, next,",
             "                        claim, progress, complete, reportBlocker, release, propose, edit, archive,",
-            "                        link, comment, suggest, search, fetch",
+            "                        link, unlink, comment, suggest, search, fetch",
             "  memory       Notes that outlive a task, shared by every agent here.",
             "               actions: load, save, delete",
             "  skills       The skills this workspace can use.",
@@ -66,7 +66,7 @@ def test_help_overview_lists_only_served_tools_in_the_reference_layout():
             "  pano         Markdown docs every workspace of the account shares.",
             "               actions: save, read, comment, attach, delete",
             "  board        The task board's workspace level: its columns and vocabularies, projects and epics.",
-            "               actions: context, project, createProject, createEpic",
+            "               actions: context, project, epic, createProject, createEpic",
             "  agent        The account's agents: an @handle, a versioned prompt, memory and briefs that follow you to "
             "any tool.",
             "               actions: list, create, update, updatePrompt, promptVersions, getPrompt, load, recall,",

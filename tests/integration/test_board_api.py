@@ -44,7 +44,8 @@ async def test_projects_and_epics_the_human_creates_are_the_agent_s_too(api, age
     assert api.get(f"/projects/{project['id']}").json()["conventions"] == ""
     text, _ = await agent.raw("get_workspace_context", {})
     context = json.loads(text)
-    assert context["projects"] == [project] and [e["id"] for e in context["epics"]] == [epic.json()["id"]]
+    assert context["projects"] == [{"id": project["id"], "title": "Billing"}]
+    assert context["epics"] == [{"id": epic.json()["id"], "title": "Checkout v2"}]
 
 
 def test_bad_bodies_and_unknown_projects_are_problems_naming_the_field(api):
@@ -103,3 +104,35 @@ def test_a_bad_edit_is_refused_naming_the_field_and_the_project_is_unchanged(api
     assert_problem(api.patch(f"/projects/{project['id']}", json=body), 422, field)
     after = api.get(f"/projects/{project['id']}").json()
     assert (after["revision"], after["memory"], after["title"]) == (1, "", "Billing")
+
+
+async def test_the_human_edits_and_deletes_epics_and_projects_and_the_cap_frees_up(api, agent, monkeypatch):
+    monkeypatch.setattr("agent_workspace.services.board.EPICS_MAX", 1)
+    epic = api.post("/epics", json={"title": "Checkout v2", "description": "Old plan."}).json()
+    project = api.post("/projects", json={"title": "Billing"}).json()
+    assert api.post("/epics", json={"title": "one more"}).status_code == 409
+    edited = api.patch(f"/epics/{epic['id']}", json={"description": "New plan."})
+    assert edited.status_code == 200 and (edited.json()["title"], edited.json()["description"]) == (
+        "Checkout v2",
+        "New plan.",
+    )
+    assert api.patch(f"/epics/{epic['id']}", json={"title": "Checkout v3"}).json()["description"] == "New plan."
+    assert api.get(f"/epics/{epic['id']}").json()["title"] == "Checkout v3"
+    assert (await agent.raw("board", {"action": "epic", "payload": {"epicId": epic["id"]}}))[0].count("v3") == 1
+    assert api.get("/board").json()["epics"] == [{"id": epic["id"], "title": "Checkout v3"}]
+    assert_problem(api.patch(f"/epics/{epic['id']}", json={"title": "two\nlines"}), 422, "title")
+
+    assert api.delete(f"/epics/{epic['id']}").status_code == 204
+    assert api.delete(f"/projects/{project['id']}").status_code == 204
+    assert_problem(api.delete(f"/epics/{epic['id']}"), 404, "no epic")
+    assert_problem(api.get(f"/projects/{project['id']}"), 404, "no project")
+    assert (api.get("/board").json()["epics"], api.get("/board").json()["projects"]) == ([], [])
+    text, is_error = await agent.raw("create_task", {"title": "t", "epicId": epic["id"]})
+    assert is_error and "epicId" in text, text
+    assert api.post("/epics", json={"title": "room again"}).status_code == 201, "a delete frees its place"
+
+
+@pytest.mark.parametrize("epic_id", ["0kGpezGeuxt", "x" * 2000, "a.b"])
+def test_an_unknown_epic_is_a_404_naming_it(api, epic_id):
+    for method, body in (("GET", None), ("PATCH", {"title": "t"}), ("DELETE", None)):
+        assert_problem(api.request(method, f"/epics/{epic_id}", json=body), 404, "no epic")

@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from agent_workspace.domain.board import EPICS_MAX
+from agent_workspace.domain.board import EPICS_MAX, PROJECTS_MAX
 from agent_workspace.domain.columns import COLUMNS, COMPLEXITY, PRIORITIES
-from agent_workspace.domain.tasks import STATUSES, TITLE_MAX
-from agent_workspace.services import accounts
+from agent_workspace.domain.models import Actor
+from agent_workspace.domain.tasks import BODY_MAX, STATUSES, TITLE_MAX
+from agent_workspace.services import accounts, board
 from tests.support import connected
 
 pytestmark = pytest.mark.anyio
@@ -49,11 +50,10 @@ async def test_projects_and_epics_made_by_either_name_are_in_the_context_oldest_
     assert billing == {"id": billing["id"], "title": "Billing", "description": "Invoices and refunds."}
     assert search["description"] == ""
     context = await ok(agent, "get_workspace_context")
-    assert context["projects"] == [billing, search]
-    assert [(e["id"], e["title"], e["description"]) for e in context["epics"]] == [
-        (epic["id"], "Checkout v2", "Move to the new API."),
-        (other["id"], "Onboarding", ""),
-    ]
+    assert context["projects"] == [{"id": billing["id"], "title": "Billing"}, {"id": search["id"], "title": "Search"}]
+    assert context["epics"] == [{"id": epic["id"], "title": "Checkout v2"}, {"id": other["id"], "title": "Onboarding"}]
+    assert (await ok(agent, "board", "epic", epicId=epic["id"]))["description"] == "Move to the new API."
+    assert (await ok(agent, "board", "project", projectId=billing["id"]))["description"] == "Invoices and refunds."
 
 
 @pytest.mark.parametrize("call", [("board", "project"), ("get_project_context", None)], ids=["ours", "masaro"])
@@ -114,7 +114,7 @@ async def test_the_epic_cap_holds_and_its_refusal_says_so(agent, runtime, seeded
     text, is_error = await agent.raw("create_epic", {"title": "one more"})
     assert is_error and text == "board createEpic: this workspace has 2 epics already, the most it may hold"
     assert len((await ok(agent, "get_workspace_context"))["epics"]) == 2
-    assert EPICS_MAX == 500
+    assert EPICS_MAX == 200
 
 
 def test_the_columns_table_in_the_docs_is_the_one_the_context_returns():
@@ -122,3 +122,19 @@ def test_the_columns_table_in_the_docs_is_the_one_the_context_returns():
     docs = docs[docs.index("## The board") : docs.index("## The agent repo")]
     rows = re.findall(r"^\| `(\w+)` \| `(\w+)` \| (.+?) \|$", docs, flags=re.MULTILINE)
     assert rows == [(name, status, meaning) for name, status, meaning in COLUMNS]
+
+
+async def test_the_largest_board_still_answers_and_lists_projects_and_epics_by_id_and_title(agent, runtime, seeded):
+    """Agents may fill the caps with the longest titles and descriptions there are: the context and the human's
+    board view still answer, in one read of the board, and a task write still names any of them."""
+    actor = Actor("agent", seeded.account_id, seeded.workspace_id, "0kGogHmaqvZ")
+    title, description = "\U0001f4a5" * TITLE_MAX, "d" * BODY_MAX
+    for _ in range(PROJECTS_MAX):
+        board.create_project(runtime, actor, title, description)
+    epics = [board.create_epic(runtime, actor, title, description) for _ in range(EPICS_MAX)]
+    context = await ok(agent, "get_workspace_context")
+    assert (len(context["projects"]), len(context["epics"])) == (PROJECTS_MAX, EPICS_MAX)
+    assert context["epics"][-1] == {"id": epics[-1].id, "title": title}
+    made = await ok(agent, "create_task", title="in the last epic", epicId=epics[-1].id)
+    assert made["epicId"] == epics[-1].id
+    assert (await ok(agent, "board", "epic", epicId=epics[-1].id))["description"] == description

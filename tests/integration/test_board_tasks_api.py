@@ -111,3 +111,18 @@ async def test_the_board_listing_filters_and_hides_archived(api, agent):
         b["id"],
     }
     assert_problem(api.get("/board/tasks", params={"status": "doing"}), 422, "status")
+
+
+async def test_the_human_unlinks_tasks_and_a_link_closing_a_cycle_is_a_409(api, agent):
+    a = await ok(agent, "create_task", title="a")
+    b = await ok(agent, "create_task", title="b")
+    c = await ok(agent, "create_task", title="c")
+    assert api.post(f"/board/tasks/{a['id']}/links", json={"type": "blocks", "otherTaskId": b["id"]}).status_code == 201
+    assert api.post(f"/board/tasks/{b['id']}/links", json={"type": "blocks", "otherTaskId": c["id"]}).status_code == 201
+    closing = api.post(f"/board/tasks/{c['id']}/links", json={"type": "blocks", "otherTaskId": a["id"]})
+    assert_problem(closing, 409, "cycle")
+    removed = api.delete(f"/board/tasks/{a['identifier']}/links/blocks/{b['id']}")
+    assert removed.status_code == 200 and removed.json()["removed"] is True
+    assert api.get(f"/board/tasks/{b['id']}").json().get("waitingOn") is None
+    assert api.delete(f"/board/tasks/{a['id']}/links/blocks/{b['id']}").json()["removed"] is False
+    assert_problem(api.delete(f"/board/tasks/{a['id']}/links/blocked_by/{b['id']}"), 422, "type")

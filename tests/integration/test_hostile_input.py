@@ -139,15 +139,21 @@ EXEMPT = {  # never stored as given
     "task.elicit.requestedSchema": "an object",
     "siteTools.call.arguments": "an object the site's own schema checks",
     "board.project.projectId": "a base62 id: anything else is not found before a key is built",
+    "board.epic.epicId": "a base62 id: anything else is not found before a key is built",
     "task.list.query": "a search query, never stored",
     "task.list.cursor": "an opaque token, decoded strictly",
     "task.search.query": "a search query, never stored",
     **{
         f"task.{action}.taskId": "resolved as task.show's taskId (walked): an id or WS-<n>, else not found"
-        for action in ("claim", "progress", "complete", "reportBlocker", "release", "link", "archive", "suggest")
+        for action in (
+            *("claim", "progress", "complete", "reportBlocker", "release"),
+            *("link", "unlink", "archive", "suggest"),
+        )
     },
     "task.link.otherTaskId": "resolved as task.show's taskId (walked)",
     "task.link.type": "one of three literals, refused otherwise by the payload model",
+    "task.unlink.otherTaskId": "resolved as task.show's taskId (walked)",
+    "task.unlink.type": "one of three literals, refused otherwise by the payload model",
     "task.propose.labels": "a list: each label is walked as labels[]",
     "task.edit.labels": "a list: each label is walked as labels[]",
     **{

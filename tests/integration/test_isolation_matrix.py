@@ -53,6 +53,7 @@ from agent_workspace.services import (
     pano,
     site_tools,
     skills,
+    task_board,
     tasks,
 )
 from agent_workspace.services.tasks import NewTask
@@ -127,6 +128,9 @@ class World:
     queued_call_id: str
     pending_call_id: str
     project_id: str
+    epic_id: str
+    claimed_task_id: str  # a board task W1's agent holds under a live claim
+    agent_w1_other: str  # another agent token of W1: not the claimant
     permission_id: str  # a pending permission question of W1's channel (and W1 always allows VictimTool)
     agent_id: str  # an agent of A's repo: every workspace of A may use it, by design
     agent_session: str  # a load session of it, with a memory, a brief and a profile written
@@ -168,6 +172,7 @@ class World:
             self.running_call_id,
             self.queued_call_id,
             self.pending_call_id,
+            self.claimed_task_id,
         }
 
     def ids_of_w1(self) -> set[str]:
@@ -259,7 +264,11 @@ def build_world(rt: Runtime, http: httpx.Client) -> World:
     pending = site_tools.start_call(rt, agent, task.id, SITE, "victim_write", {"q": f"{SECRET} pending"})
     assert (queued.status, pending.status) == ("queued", "pending")
     project = board.create_project(rt, agent, f"{SECRET} project", f"{SECRET} description")
-    board.create_epic(rt, agent, f"{SECRET} epic", f"{SECRET} description")
+    epic = board.create_epic(rt, agent, f"{SECRET} epic", f"{SECRET} description")
+    claimed = task_board.create(rt, agent, f"{SECRET} claimed", f"{SECRET} held", task_board.Fields(criteria=["c"]))
+    task_board.link(rt, agent, task.id, "relates_to", claimed.id)  # a link for unlink to aim at
+    task_board.claim(rt, agent, claimed.id)
+    agent_w1_other = accounts.issue_token(rt.accounts, TokenKind.AGENT, account_a, w1.id)
     repo_agent, agent_session = furnished_agent(rt, agent, f"{SECRET} agent")
     channel.push(rt, w1.id, "reply", task.id, f"{SECRET} pushed")
     always, _ = channel.ask_permission(rt, agent, "victim-1", "VictimTool", f"{SECRET} d", f"{SECRET} p", None)
@@ -303,6 +312,9 @@ def build_world(rt: Runtime, http: httpx.Client) -> World:
         queued_call_id=queued.id,
         pending_call_id=pending.id,
         project_id=project.id,
+        epic_id=epic.id,
+        claimed_task_id=claimed.id,
+        agent_w1_other=agent_w1_other.token,
         permission_id=permission["id"],
         agent_id=repo_agent.id,
         agent_session=agent_session,
@@ -395,7 +407,7 @@ def snapshot(w: World) -> dict[str, str]:
         "bridge last seen": rt.site_tools.last_seen(a),
         "site calls": site_tools.calls_of(rt, w1, None),
         "calls": [rt.site_tools.get_call(a, c) for c in (w.running_call_id, w.queued_call_id, w.pending_call_id)],
-        "board": [rt.board.read(w1), rt.board.get_project(w1, w.project_id)],
+        "board": [rt.board.read(w1), rt.board.get_project(w1, w.project_id), rt.board.get_epic(w1, w.epic_id)],
         "agent": [rt.agents.get(w.agent_id, True), rt.agents.prompt(w.agent_id, 1)],
         "schedules": [rt.schedules.get(name) for name in (schedule_name(w1, w.template_id), f"pano-{a}-{w.doc_id}")],
     }
@@ -626,6 +638,9 @@ ACTIONS: dict[tuple[str, str], ActionCase] = {
     ("task", "link"): ActionCase(
         lambda w: [{"taskId": w.task_id, "type": "blocks", "otherTaskId": w.template_id}], by_id=True
     ),
+    ("task", "unlink"): ActionCase(
+        lambda w: [{"taskId": w.task_id, "type": "relates_to", "otherTaskId": w.claimed_task_id}], by_id=True
+    ),
     ("task", "comment"): ActionCase(lambda w: [{"taskId": w.task_id, "text": "attacker"}], by_id=True),
     ("task", "suggest"): ActionCase(lambda w: [{"taskId": w.task_id, "summary": "attacker"}], by_id=True),
     ("task", "search"): ActionCase(lambda w: [{"query": "victim"}, {"query": SECRET}]),
@@ -723,6 +738,7 @@ ACTIONS: dict[tuple[str, str], ActionCase] = {
     **{("agent", action): ActionCase(lambda w: [{"agent": w.agent_id}], by_id=True) for action in PERSON_ONLY},
     ("board", "context"): ActionCase(lambda w: [{}]),
     ("board", "project"): ActionCase(lambda w: [{"projectId": w.project_id}], by_id=True),
+    ("board", "epic"): ActionCase(lambda w: [{"epicId": w.epic_id}], by_id=True),
     ("board", "createProject"): ActionCase(lambda w: [{"title": "attacker", "description": "attacker"}]),
     ("board", "createEpic"): ActionCase(lambda w: [{"title": "attacker", "description": "attacker"}]),
     ("workspace", "publishEvent"): ActionCase(
@@ -1052,6 +1068,9 @@ ROUTES: dict[str, RouteCase] = {
     "/api/workspaces/{workspace_id}/board/tasks/{task_id}/links": RouteCase(
         _task, bodies={"POST": lambda w: {"type": "blocks", "otherTaskId": w.template_id}}
     ),
+    "/api/workspaces/{workspace_id}/board/tasks/{task_id}/links/{link_type}/{other_task_id}": RouteCase(
+        lambda w: {**_task(w), "link_type": "relates_to", "other_task_id": w.claimed_task_id}
+    ),
     "/api/workspaces/{workspace_id}/board/tasks/{task_id}/comments": RouteCase(
         _task, bodies={"POST": lambda w: {"text": "attacker"}}
     ),
@@ -1069,6 +1088,9 @@ ROUTES: dict[str, RouteCase] = {
         bodies={"PATCH": lambda w: {"expectedRevision": 1, "memory": "attacker"}},
     ),
     "/api/workspaces/{workspace_id}/epics": RouteCase(_w1, bodies={"POST": lambda w: {"title": "attacker"}}),
+    "/api/workspaces/{workspace_id}/epics/{epic_id}": RouteCase(
+        lambda w: {"workspace_id": w.w1, "epic_id": w.epic_id}, bodies={"PATCH": lambda w: {"title": "attacker"}}
+    ),
     "/api/workspaces/{workspace_id}/memory/{name}": RouteCase(lambda w: {"workspace_id": w.w1, "name": MEMORY_NAME}),
     "/api/workspaces/{workspace_id}/skills": RouteCase(_w1),
     "/api/workspaces/{workspace_id}/skills/{name}": RouteCase(lambda w: {"workspace_id": w.w1, "name": SKILL_NAME}),
@@ -1421,3 +1443,30 @@ def test_another_token_of_the_workspace_never_hears_a_verdict_it_did_not_ask_for
 
     assert verdicts(w.agent_w1) == [{"kind": "permission", "request_id": "victim-2", "behavior": "allow"}]
     assert verdicts(neighbour) == []
+
+
+# == the same workspace: another agent than the claimant ===========================================
+
+# What an agent may not do to a task another token of its own workspace holds under a live claim: change its status
+# (AgentRQ's updateStatus as well as the board's loop), edit, archive, release or claim it over.
+NON_CLAIMANT = [
+    *(("updateStatus", {"status": status}) for status in ("notstarted", "ongoing", "blocked", "completed", "rejected")),
+    ("claim", {}),
+    ("progress", {"message": "attacker"}),
+    ("complete", {"summary": "attacker"}),
+    ("reportBlocker", {"questions": ["attacker?"]}),
+    ("release", {}),
+    ("edit", {"title": "attacker"}),
+    ("archive", {"reason": "attacker"}),
+]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("action", "payload"), NON_CLAIMANT, ids=[f"task.{a} {p}" for a, p in NON_CLAIMANT])
+async def test_a_non_claimant_of_the_same_workspace_changes_nothing_of_a_claimed_task(
+    world: World, stored: dict[str, str], action: str, payload: dict[str, Any]
+):
+    w = world
+    outcome = await act(w, w.agent_w1_other, "task", action, {"taskId": w.claimed_task_id, **payload})
+    assert outcome.is_error and "claimed by another agent" in outcome.text, outcome.text
+    assert_untouched(w, stored)

@@ -21,6 +21,7 @@ from agent_workspace.runtime import Runtime
 from agent_workspace.services import accounts
 from agent_workspace.services import skills as skill_service
 from agent_workspace.services.tasks import NewTask, create_task
+from agent_workspace.store.board import BoardStore
 from agent_workspace.store.tasks import TaskStore
 from tests.integration.test_lambda_handler import Lambda, load_event, result_of, text_of
 from tests.support import CREATED, b64, load_function
@@ -268,6 +269,10 @@ CASES = {
     "task get by id, includeConversation": Case(
         reads_at_most(2), "task", lambda m, i: act("get", taskId=m.with_files[i], includeConversation=True)
     ),
+    # The task's read and the transaction: the board's rules need no other read for a task out of triage.
+    "task updateStatus": Case(
+        requests_at_most(2), "task", lambda m, i: act("updateStatus", taskId=m.plain[i], status="ongoing")
+    ),
     "task get (dequeue)": Case(requests_at_most(2), "task", lambda m, i: act("get"), answered=dequeued),
     "task get (dequeue), queue empty": Case(
         requests_at_most(2),
@@ -461,3 +466,41 @@ def test_a_dequeue_sends_the_same_requests_whether_10_or_thousands_of_tasks_are_
     goal = requests_at_most(2)
     assert all(goal.met(requests) for requests in measured), f"over the budget ({goal.text}): {sent}"
     assert len({json.dumps(sorted(requests.items())) for requests in measured}) == 1, sent
+
+
+# -- the board's size does not show in its reads -------------------------------------------------------------
+
+
+def test_board_context_and_a_task_write_cost_the_same_with_the_most_epics_and_projects(made):
+    """Agent-made epics and projects, each with the longest description, up to the caps: the context is still
+    the workspace's read and one Query page of headings, and a task naming an epic reads just that epic."""
+    from agent_workspace.domain.board import EPICS_MAX, PROJECTS_MAX
+    from agent_workspace.domain.tasks import BODY_MAX
+    from agent_workspace.services import board
+
+    workspace, issued = accounts.create_workspace(made.runtime.accounts, made.seeded.account_id, "Big board", "")
+    actor = Actor("agent", made.seeded.account_id, workspace.id, issued.record.id)
+    # Made as the service makes them, written in bulk (moto copies the whole table for each transaction).
+    recorder = _Recorder()
+    staging = Runtime(settings=made.runtime.settings, clients=made.runtime.clients, clock=made.runtime.clock)
+    staging.board = BoardStore(recorder, made.runtime.settings.table_name)  # type: ignore[misc]
+    for n in range(PROJECTS_MAX):
+        board.create_project(staging, actor, f"project {n}", "p" * BODY_MAX)
+    epics = [board.create_epic(staging, actor, f"epic {n}", "e" * BODY_MAX) for n in range(EPICS_MAX)]
+    puts = [{"PutRequest": {"Item": e["Put"]["Item"]}} for items in recorder.transactions for e in items if "Put" in e]
+    assert len(puts) == 2 * (PROJECTS_MAX + EPICS_MAX), "a heading and its text each"
+    db, table = made.runtime.clients.dynamodb, made.runtime.settings.table_name
+    for start in range(0, len(puts), 25):
+        pending: dict[str, Any] = {table: puts[start : start + 25]}
+        while pending:
+            pending = db.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
+    for i in range(CALLS):
+        text, requests, _ = made.handler.call(issued.token, "board", act("context"))
+        assert len(json.loads(text)["epics"]) == EPICS_MAX
+        if i:
+            assert reads_at_most(2).met(requests), f"board context: {dict(requests)} is over <= 2 DynamoDB reads"
+        arguments = act("propose", title=f"epic task {i}", epicId=epics[-1].id)
+        text, requests, _ = made.handler.call(issued.token, "task", arguments)
+        assert json.loads(text)["epicId"] == epics[-1].id
+        if i:  # the short identifier, the board's one BatchGetItem, the transaction
+            assert requests_at_most(3).met(requests), f"task propose: {dict(requests)} is over <= 3 requests"

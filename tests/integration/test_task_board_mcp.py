@@ -7,9 +7,10 @@ import json
 
 import pytest
 
+from agent_workspace.domain.errors import Conflict
 from agent_workspace.domain.models import Actor
 from agent_workspace.domain.tokens import TokenKind
-from agent_workspace.services import board
+from agent_workspace.services import board, task_board, tasks
 from agent_workspace.services.accounts import issue_token
 from tests.support import connected
 
@@ -575,3 +576,138 @@ async def test_each_masaro_task_tool_and_its_action_give_the_same_kind_of_answer
                 args = arguments[name]()
             answers.append(await (ok(agent, name, **args) if by_name else ok(agent, tool, action, **args)))
         assert set(answers[0]) == set(answers[1]), (name, answers)
+
+
+# AgentRQ's updateStatus obeys the board: the claim, triage under supervision, the human's decline, archiving.
+
+
+async def test_update_status_by_a_non_claimant_is_refused_and_the_claim_stands(agent, live, second_token):
+    held = await ok(agent, "create_task", title="held", criteria=["c"])
+    await ok(agent, "claim_task", taskId=held["id"])
+    dequeued_id = await agent.create(title="dequeued by AgentRQ get", body="b")
+    assert (await agent.get())["id"] == dequeued_id
+    async with connected(live.url, second_token[0]) as other:
+        for task_id in (held["id"], dequeued_id):
+            for status in ("completed", "notstarted", "ongoing", "blocked", "rejected"):
+                text, is_error = await other("task", "updateStatus", taskId=task_id, status=status)
+                assert is_error, text
+                assert text.startswith("task updateStatus: ") and "claimed by another agent" in text, text
+        for name, arguments in (("update_task", {"title": "mine now"}), ("archive_task", {"reason": "mine now"})):
+            text = await refused(other, name, {"taskId": held["id"], **arguments})
+            assert "claimed by another agent" in text, text
+    shown = await ok(agent, "get_task", taskId=held["id"])
+    assert (shown["column"], shown["title"], shown.get("archived")) == ("in_progress", "held", None)
+    assert (await ok(agent, "get_task", taskId=dequeued_id))["claim"] is not None
+    text, is_error = await agent("task", "updateStatus", taskId=held["id"], status="completed")
+    assert (text, is_error) == (f"task {held['id']} status set to completed", False), "the claimant still may"
+
+
+async def test_update_status_after_the_lease_ran_out_is_anybody_s(agent, live, clock, second_token):
+    made = await ok(agent, "create_task", title="abandoned")
+    await ok(agent, "claim_task", taskId=made["id"])
+    clock.advance(hours=2)
+    async with connected(live.url, second_token[0]) as other:
+        text, is_error = await other("task", "updateStatus", taskId=made["id"], status="completed")
+    assert (text, is_error) == (f"task {made['id']} status set to completed", False)
+
+
+async def test_update_status_cannot_take_a_task_out_of_triage_under_a_supervised_policy(agent, runtime, seeded):
+    policy(runtime, seeded, supervised=True)
+    proposed = await ok(agent, "create_task", title="proposal")
+    for status in ("ongoing", "completed", "notstarted"):
+        text, is_error = await agent("task", "updateStatus", taskId=proposed["id"], status=status)
+        assert is_error and "in triage" in text and "the human accepts it" in text, text
+    assert (await ok(agent, "get_task", taskId=proposed["id"]))["column"] == "triage"
+
+
+async def test_update_status_cannot_undo_the_human_s_decline(agent, runtime, seeded):
+    policy(runtime, seeded, supervised=True)
+    proposed = await ok(agent, "create_task", title="declined proposal")
+    task_board.triage(runtime, human(seeded), proposed["id"], "decline", "not now")
+    for status in ("notstarted", "ongoing", "completed"):
+        text, is_error = await agent("task", "updateStatus", taskId=proposed["id"], status=status)
+        assert is_error and "declined by the human" in text, text
+    assert (await ok(agent, "get_task", taskId=proposed["id"]))["column"] == "rejected"
+    own = await ok(agent, "create_task", title="rejected through AgentRQ")
+    task_board.triage(runtime, human(seeded), own["id"], "ready")
+    tasks.set_status(runtime, human(seeded), own["id"], "rejected")  # AgentRQ's PATCH status: not a decline
+    text, is_error = await agent("task", "updateStatus", taskId=own["id"], status="notstarted")
+    assert (text, is_error) == (f"task {own['id']} status set to notstarted", False), "AgentRQ's reopening stays"
+
+
+async def test_update_status_refuses_an_archived_task(agent, runtime, seeded):
+    made = await ok(agent, "create_task", title="archived")
+    await ok(agent, "archive_task", taskId=made["id"], reason="obsolete")
+    text, is_error = await agent("task", "updateStatus", taskId=made["id"], status="ongoing")
+    assert is_error and "archived" in text and "obsolete" in text, text
+    with pytest.raises(Conflict):
+        tasks.set_status(runtime, human(seeded), made["id"], "completed")
+    assert (await ok(agent, "get_task", taskId=made["id"]))["status"] == "notstarted"
+
+
+async def test_update_status_keeps_agentrq_s_texts_on_the_agent_s_own_work(agent):
+    made = await agent.create(title="plain AgentRQ work", body="b")
+    for status in ("ongoing", "ongoing", "blocked", "completed", "notstarted"):
+        text, is_error = await agent("task", "updateStatus", taskId=made, status=status)
+        assert (text, is_error) == (f"task {made} status set to {status}", False)
+
+
+# link_tasks: a link that would close a cycle is refused (a blocks cycle waits forever); unlink undoes a link.
+
+
+async def test_a_blocks_link_closing_a_cycle_of_any_length_is_refused_and_nothing_is_linked(agent):
+    a, b, c, d = [await ok(agent, "create_task", title=name) for name in "abcd"]
+    for first, second in ((a, b), (b, c), (c, d)):
+        await ok(agent, "link_tasks", taskId=first["id"], type="blocks", otherTaskId=second["id"])
+    for closing in (c, d):
+        text = await refused(agent, "link_tasks", {"taskId": closing["id"], "type": "blocks", "otherTaskId": a["id"]})
+        assert text.startswith("task link: ") and "cycle" in text and a["id"] in text, text
+    assert (await ok(agent, "get_task", taskId=a["id"]))["links"] == [{"type": "blocks", "taskId": b["id"]}]
+    assert (await ok(agent, "link_tasks", taskId=d["id"], type="relates_to", otherTaskId=a["id"]))["created"]
+    await ok(agent, "link_tasks", taskId=a["id"], type="blocks", otherTaskId=d["id"])  # a shortcut: no cycle
+
+
+async def test_a_parent_that_would_make_a_task_its_own_ancestor_is_refused(agent):
+    top = await ok(agent, "create_task", title="top")
+    middle = await ok(agent, "create_task", title="middle", parentId=top["id"])
+    bottom = await ok(agent, "create_task", title="bottom", parentId=middle["identifier"])
+    for below in (middle, bottom):
+        text = await refused(agent, "update_task", {"taskId": top["id"], "parentId": below["id"]})
+        assert text.startswith("task edit: ") and "parentId" in text and "cycle" in text, text
+    assert (await ok(agent, "get_task", taskId=top["id"])).get("parentId") is None
+    await ok(agent, "update_task", taskId=bottom["id"], parentId=top["id"])  # moving up the tree is fine
+
+
+async def test_a_walk_past_its_bound_is_refused_saying_the_bound(agent, monkeypatch):
+    monkeypatch.setattr("agent_workspace.services.task_board.BLOCKS_WALK_MAX", 2)
+    monkeypatch.setattr("agent_workspace.services.task_board.PARENT_WALK_MAX", 2)
+    chain = [await ok(agent, "create_task", title=f"step {n}") for n in range(4)]
+    for first, second in zip(chain, chain[1:], strict=False):
+        await ok(agent, "link_tasks", taskId=first["id"], type="blocks", otherTaskId=second["id"])
+    new = await ok(agent, "create_task", title="new")
+    text = await refused(agent, "link_tasks", {"taskId": new["id"], "type": "blocks", "otherTaskId": chain[0]["id"]})
+    assert "more than 2" in text and "cycle" in text, text
+    nested = [await ok(agent, "create_task", title="root")]
+    for n in range(3):
+        nested.append(await ok(agent, "create_task", title=f"level {n}", parentId=nested[-1]["id"]))
+    text = await refused(agent, "update_task", {"taskId": new["id"], "parentId": nested[-1]["id"]})
+    assert "parentId" in text and "more than 2" in text, text
+
+
+@pytest.mark.parametrize("call", [("task", "unlink")], ids=["ours"])
+async def test_unlink_removes_the_link_from_both_sides_and_the_blocked_task_stops_waiting(agent, call):
+    a = await ok(agent, "create_task", title="a")
+    b = await ok(agent, "create_task", title="b")
+    await ok(agent, "link_tasks", taskId=a["id"], type="blocks", otherTaskId=b["id"])
+    assert (await ok(agent, "get_task", taskId=b["id"]))["waitingOn"] == [a["id"]]
+    removed = await ok(agent, *call, taskId=a["identifier"], type="blocks", otherTaskId=b["id"])
+    assert removed == {"taskId": a["id"], "type": "blocks", "otherTaskId": b["id"], "removed": True}
+    shown = await ok(agent, "get_task", taskId=b["id"])
+    assert (shown["links"], shown.get("waitingOn")) == ([], None)
+    assert (await ok(agent, "get_task", taskId=a["id"]))["links"] == []
+    assert [e["what"] for e in shown["activity"]][:1] == ["unlinked"]
+    again = await ok(agent, *call, taskId=a["id"], type="blocks", otherTaskId=b["id"])
+    assert again["removed"] is False
+    assert (await ok(agent, "claim_task", taskId=b["id"]))["column"] == "in_progress", "b waits on nothing now"
+    text = await refused(agent, "task", {"action": "unlink", "payload": {"taskId": a["id"], "type": "blocked_by"}})
+    assert text.startswith("task unlink: ") and "type" in text, text

@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent_workspace.api.deps import HumanDep, RuntimeDep, human_actor
@@ -50,7 +50,7 @@ def set_policy(workspace_id: str, payload: PolicyIn, human: HumanDep, rt: Runtim
 
 @router.post("/projects", status_code=201, responses=problem_responses(409))
 def create_project(workspace_id: str, payload: HeadingIn, human: HumanDep, rt: RuntimeDep) -> dict[str, Any]:
-    """Create a project; 409 past the workspace's 100."""
+    """Create a project; 409 past the workspace's cap (docs/security.md)."""
     return board.create_project(rt, human_actor(rt, human, workspace_id), payload.title, payload.description).summary()
 
 
@@ -80,7 +80,40 @@ def update_project(
     return board.update_project(rt, actor, project_id, payload.expectedRevision, changes).context()
 
 
+@router.delete("/projects/{project_id}", status_code=204)
+def delete_project(workspace_id: str, project_id: str, human: HumanDep, rt: RuntimeDep) -> Response:
+    """Delete a project and its texts; its tasks keep the id they carry, and no new task may name it."""
+    board.delete_project(rt, human_actor(rt, human, workspace_id), project_id)
+    return Response(status_code=204)
+
+
 @router.post("/epics", status_code=201, responses=problem_responses(409))
 def create_epic(workspace_id: str, payload: HeadingIn, human: HumanDep, rt: RuntimeDep) -> dict[str, Any]:
-    """Create an epic; 409 past the workspace's 500."""
+    """Create an epic; 409 past the workspace's cap (docs/security.md)."""
     return board.create_epic(rt, human_actor(rt, human, workspace_id), payload.title, payload.description).public()
+
+
+class EpicEdit(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    title: str | None = Field(None, json_schema_extra={"maxLength": TITLE_MAX})
+    description: str | None = Field(None, json_schema_extra={"maxLength": BODY_MAX})
+
+
+@router.get("/epics/{epic_id}")
+def get_epic(workspace_id: str, epic_id: str, human: HumanDep, rt: RuntimeDep) -> dict[str, Any]:
+    """One epic with its description (the board lists epics by id and title)."""
+    return board.epic(rt, human_actor(rt, human, workspace_id), epic_id).public()
+
+
+@router.patch("/epics/{epic_id}")
+def update_epic(workspace_id: str, epic_id: str, payload: EpicEdit, human: HumanDep, rt: RuntimeDep) -> dict[str, Any]:
+    """Edit an epic's title or description; a field left out keeps its text."""
+    actor = human_actor(rt, human, workspace_id)
+    return board.update_epic(rt, actor, epic_id, payload.title, payload.description).public()
+
+
+@router.delete("/epics/{epic_id}", status_code=204)
+def delete_epic(workspace_id: str, epic_id: str, human: HumanDep, rt: RuntimeDep) -> Response:
+    """Delete an epic; its tasks keep the id they carry, and no new task may name it."""
+    board.delete_epic(rt, human_actor(rt, human, workspace_id), epic_id)
+    return Response(status_code=204)

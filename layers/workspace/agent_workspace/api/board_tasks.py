@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agent_workspace.api.deps import HumanDep, RuntimeDep, human_actor
 from agent_workspace.api.errors import problem_responses
+from agent_workspace.domain.board import GOAL_MAX
 from agent_workspace.domain.tasks import BODY_MAX, TEXT_MAX, TITLE_MAX
 from agent_workspace.services import board, elicitations, site_tools, task_board
 from agent_workspace.services.task_board import FieldsIn, Filters
@@ -70,7 +71,7 @@ class CommentIn(BaseModel):
 class CycleIn(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     title: str = Field(json_schema_extra={"maxLength": TITLE_MAX})
-    goal: str = Field("", json_schema_extra={"maxLength": BODY_MAX})
+    goal: str = Field("", json_schema_extra={"maxLength": GOAL_MAX})
     endDate: str | None = Field(None, description="YYYY-MM-DD")
     active: bool = Field(False, description="Make it the active cycle (the one active before ends).")
 
@@ -160,6 +161,19 @@ def link_tasks(workspace_id: str, task_id: str, payload: LinkIn, human: HumanDep
     """Relate this task to another ('this blocks other': the other waits until this is done)."""
     actor = human_actor(rt, human, workspace_id)
     return task_board.link(rt, actor, task_id, payload.type, payload.otherTaskId)
+
+
+@router.delete("/tasks/{task_id}/links/{link_type}/{other_task_id}")
+def unlink_tasks(
+    workspace_id: str,
+    task_id: str,
+    link_type: Literal["blocks", "relates_to", "duplicate_of"],
+    other_task_id: str,
+    human: HumanDep,
+    rt: RuntimeDep,
+) -> dict[str, Any]:
+    """Undo 'this <type> other' on both tasks; `removed` false when there was no such link."""
+    return task_board.unlink(rt, human_actor(rt, human, workspace_id), task_id, link_type, other_task_id)
 
 
 @router.post("/tasks/{task_id}/comments", status_code=201)

@@ -13,9 +13,13 @@ from agent_workspace.domain.errors import PayloadError
 from agent_workspace.domain.tasks import BODY_MAX, STORED, TITLE_MAX, check_text
 
 ARCHIVED_NOTE = "archived: any column, hidden from lists unless asked for, with the reason it was archived"
-PROJECTS_MAX = 100  # per workspace: the context lists them all in one answer
-EPICS_MAX = 500
+# Per workspace. The context lists every project and epic by id and title in one answer (each title at most
+# TITLE_MAX characters, some 6 KB as escaped JSON at worst, and the answer goes twice: text and structured), and the
+# board's one Query reads their headings and the cycles (each goal at most GOAL_MAX): the largest board answers.
+PROJECTS_MAX = 100
+EPICS_MAX = 200
 CYCLES_MAX = 200
+GOAL_MAX = 2000  # a cycle's goal: the board's Query reads every cycle whole
 LABELS_MAX = 200  # per workspace; a task carries at most LABELS_PER_TASK
 LABELS_PER_TASK = 10
 LABEL_MAX = 50
@@ -47,6 +51,22 @@ class _Heading:
     description: str
     created_at: str
     created_by: str
+
+
+@dataclass(frozen=True)
+class Named:
+    """A project or epic as the board lists it: its heading without its texts (they are read on their own)."""
+
+    __pydantic_config__ = STORED
+
+    id: str
+    workspace_id: str
+    title: str
+    created_at: str
+    created_by: str
+
+    def listed(self) -> dict[str, str]:
+        return {"id": self.id, "title": self.title}
 
 
 @dataclass(frozen=True)
@@ -92,10 +112,10 @@ class Cycle(_Heading):
 
 @dataclass(frozen=True)
 class Board:
-    """The workspace level as one Query reads it."""
+    """The workspace level as one Query reads it, or the part of it a task's write needs (`BoardStore.for_task`)."""
 
-    projects: list[Project] = field(default_factory=list)
-    epics: list[Epic] = field(default_factory=list)
+    projects: list[Named] = field(default_factory=list)
+    epics: list[Named] = field(default_factory=list)
     cycles: list[Cycle] = field(default_factory=list)
     policy: Policy = Policy()
     labels: tuple[str, ...] = ()
@@ -120,7 +140,11 @@ def check_date(value: str, field_name: str) -> str:
     raise PayloadError(f"{field_name} must be a date such as '2026-12-31'", field=field_name)
 
 
-def check_heading(title: str, description: str) -> None:
-    """A project's or epic's title (one line of plain text) and description, bounded like a task's."""
+def check_heading(title: str, description: str, description_max: int = BODY_MAX, name: str = "description") -> None:
+    """A project's, epic's or cycle's title (one line of plain text) and description, bounded like a task's."""
     check_text(title, "title", TITLE_MAX, plain=True)
-    check_text(description, "description", BODY_MAX, required=False)
+    check_text(description, name, description_max, required=False)
+
+
+def heading_of(thing: "_Heading") -> Named:
+    return Named(thing.id, thing.workspace_id, thing.title, thing.created_at, thing.created_by)

@@ -10,6 +10,7 @@ from agent_workspace.domain.board import (
     ARCHIVED_NOTE,
     CYCLES_MAX,
     EPICS_MAX,
+    GOAL_MAX,
     PROJECTS_MAX,
     Cycle,
     Epic,
@@ -31,7 +32,8 @@ from agent_workspace.store.board import CapReached
 
 
 def context(rt: Runtime, workspace: Workspace) -> dict[str, Any]:
-    """The workspace at a glance, the standard first call: one read for the workspace, one for the board."""
+    """The workspace at a glance, the standard first call: one read for the workspace, one for the board. Projects
+    and epics by id and title: their texts are read one at a time (`board project`, `board epic`)."""
     board = rt.board.read(workspace.id)
     active = board.active_cycle
     return {
@@ -43,8 +45,8 @@ def context(rt: Runtime, workspace: Workspace) -> dict[str, Any]:
         "complexity": list(COMPLEXITY),
         "priorities": list(PRIORITIES),
         "linkTypes": list(LINK_TYPES),
-        "projects": [project.summary() for project in board.projects],
-        "epics": [epic.public() for epic in board.epics],
+        "projects": [project.listed() for project in board.projects],
+        "epics": [epic.listed() for epic in board.epics],
         "activeCycle": active.public(active.id) if active else None,
         "policy": board.policy.public(),
     }
@@ -71,7 +73,7 @@ def create_cycle(
     rt: Runtime, actor: Actor, title: str, goal: str, end_date: str | None, active: bool
 ) -> dict[str, Any]:
     """The human's time-box; made active, it ends the one active before (whose tasks lose their head start)."""
-    board.check_heading(title, goal)
+    board.check_heading(title, goal, GOAL_MAX, "goal")
     if end_date is not None:
         check_date(end_date, "endDate")
     previous = rt.board.read(actor.workspace_id).active_cycle_id if active else None
@@ -164,6 +166,43 @@ def create_project(rt: Runtime, actor: Actor, title: str, description: str) -> P
     _within_cap(lambda: rt.board.create_project(project, PROJECTS_MAX), "projects", PROJECTS_MAX)
     count("ProjectCreated")
     return project
+
+
+def delete_project(rt: Runtime, actor: Actor, project_id: str) -> None:
+    """The human's delete: the project and its texts go, and its place under the cap; tasks keep the id they
+    carry (listing by it still finds them), and no new task may name it."""
+    if not (is_id(project_id) and rt.board.delete_project(actor.workspace_id, project_id)):
+        raise NotFound(f"no project {echo(project_id)!r} in this workspace")
+    count("ProjectDeleted")
+
+
+def epic(rt: Runtime, actor: Actor, epic_id: str) -> Epic:
+    """One epic with its description (the context lists epics by id and title)."""
+    found = rt.board.get_epic(actor.workspace_id, epic_id) if is_id(epic_id) else None
+    if found is None:
+        raise NotFound(f"no epic {echo(epic_id)!r} in this workspace")
+    return found
+
+
+def update_epic(rt: Runtime, actor: Actor, epic_id: str, title: str | None, description: str | None) -> Epic:
+    """The human's edit of an epic's title or description; what is left out keeps its text."""
+    current = epic(rt, actor, epic_id)
+    edited = replace(
+        current,
+        title=current.title if title is None else title,
+        description=current.description if description is None else description,
+    )
+    board.check_heading(edited.title, edited.description)
+    rt.board.replace_epic(edited)
+    count("EpicUpdated")
+    return edited
+
+
+def delete_epic(rt: Runtime, actor: Actor, epic_id: str) -> None:
+    """The human's delete, as `delete_project`: tasks keep the epic's id, no new task may name it."""
+    if not (is_id(epic_id) and rt.board.delete_epic(actor.workspace_id, epic_id)):
+        raise NotFound(f"no epic {echo(epic_id)!r} in this workspace")
+    count("EpicDeleted")
 
 
 def create_epic(rt: Runtime, actor: Actor, title: str, description: str) -> Epic:

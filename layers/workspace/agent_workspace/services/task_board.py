@@ -53,6 +53,8 @@ QUESTIONS_MAX = 10
 QUESTION_MAX = 2000
 REASON_MAX = 2000
 LINKS_MAX = 50  # per task: a completion rewrites the tasks it blocks in its own transaction (100 items)
+BLOCKS_WALK_MAX = 200  # tasks a new `blocks` link reads, down the line, to see it closes no cycle
+PARENT_WALK_MAX = 20  # parents a new parentId reads, up the line, to see the task is not its own ancestor
 SUGGESTIONS_MAX = 10
 FEED_SHOWN = 50  # newest activity entries and comments a task's read shows
 _ROUNDS = 6
@@ -177,12 +179,65 @@ def _checked(rt: Runtime, actor: Actor, board: Board, fields: Fields, task_id: s
             raise PayloadError("parentId is the task itself", field="parentId")
         if rt.tasks.get(actor.workspace_id, parent) is None:
             raise PayloadError(f"parentId {echo(fields.parent_id)!r} is not a task of this workspace", field="parentId")
+        if task_id is not None:
+            _no_parent_cycle(rt, actor, task_id, parent)
         out["parent_id"] = parent
     elif "parent_id" in given:
         out["parent_id"] = None
     if "assignee" in given:
         out.update(_assignee(rt, actor, fields.assignee or "agent"))
     return out
+
+
+def _board_for(rt: Runtime, actor: Actor, fields: Fields) -> Board:
+    """The part of the board the fields name (one read, whatever the board's size)."""
+    cycle = fields.cycle_id if fields.cycle_id != "active" else None
+    return rt.board.for_task(actor.workspace_id, fields.project_id, fields.epic_id, cycle)
+
+
+def _no_parent_cycle(rt: Runtime, actor: Actor, task_id: str, parent: str) -> None:
+    """Refused when `parent` is `task_id` itself or one of its subtasks down the line (walked up from `parent`,
+    one read per level, at most PARENT_WALK_MAX), or when the line above `parent` is longer than that."""
+    current: str | None = parent
+    for _ in range(PARENT_WALK_MAX):
+        found = rt.tasks.relations(actor.workspace_id, [current]).get(current) if current else None
+        current = found[1] if found else None
+        if current is None:
+            return
+        if current == task_id:
+            raise PayloadError(
+                f"parentId {parent} is a subtask of task {task_id} down the line: the parents would form a cycle",
+                field="parentId",
+            )
+    raise PayloadError(
+        f"parentId {parent} has more than {PARENT_WALK_MAX} parents above it: a new parent is checked for a cycle "
+        f"within {PARENT_WALK_MAX} levels; nest it higher up",
+        field="parentId",
+    )
+
+
+def _no_blocks_cycle(rt: Runtime, actor: Actor, task_id: str, other: Task) -> None:
+    """Refused when `other` already blocks `task_id` down the line, so `task_id blocks other` would close a cycle
+    whose tasks wait on each other forever: a walk along `blocks` links from `other`, one BatchGetItem per step,
+    reading at most BLOCKS_WALK_MAX tasks (past that, refused: the bound is in the text)."""
+    seen = {other.id}
+    frontier = [link.task_id for link in other.links if link.type == "blocks"]
+    while frontier:
+        if task_id in frontier:
+            raise Conflict(
+                f"task {other.id} blocks task {task_id} already, down the line: a link of task {task_id} "
+                f"blocking task {other.id} would close a cycle, and they would wait on each other forever"
+            )
+        fresh = [t for t in dict.fromkeys(frontier) if t not in seen]
+        seen.update(fresh)
+        if len(seen) > BLOCKS_WALK_MAX:
+            raise Conflict(
+                f"task {other.id} blocks more than {BLOCKS_WALK_MAX} tasks down the line: a new blocks link is "
+                f"checked for a cycle within {BLOCKS_WALK_MAX} tasks; unlink some, or link fewer in a chain"
+            )
+        found = rt.tasks.relations(actor.workspace_id, fresh) if fresh else {}
+        frontier = [link.task_id for links, _ in found.values() for link in links if link.type == "blocks"]
+        frontier = [t for t in frontier if t not in seen or t == task_id]
 
 
 def _criteria(texts: list[str]) -> tuple[Criterion, ...]:
@@ -231,7 +286,7 @@ def create(rt: Runtime, actor: Actor, title: str, description: str, fields: Fiel
     the backlog, anything else ready (or, for the human, in the planning column asked for)."""
     check_text(title, "title", TITLE_MAX, plain=True)
     check_text(description, "description", BODY_MAX, required=False)
-    board = rt.board.read(actor.workspace_id)
+    board = _board_for(rt, actor, fields)
     values = _checked(rt, actor, board, replace(fields, given=fields.given | {"assignee"}), None)
     if column is None:
         if values.get("parent_id"):
@@ -274,7 +329,7 @@ def update(
         check_text(description, "description", BODY_MAX, required=False)
     if column is not None and column not in PLANNING_COLUMNS:
         raise PayloadError(f"status must be one of {', '.join(PLANNING_COLUMNS)}", field="status")
-    board = rt.board.read(actor.workspace_id)
+    board = _board_for(rt, actor, fields)
     values = _checked(rt, actor, board, fields, task_id)
     if title is not None:
         values["title"] = title
@@ -283,6 +338,7 @@ def update(
 
     def edited(task: Task, now: str) -> tuple[Task, tuple[Entry, ...]]:
         _workable(task, "update")
+        _not_held_by_another(task, actor, now, "edit")
         if column is not None and column != task.board_column:
             if task.board_column not in PLANNING_COLUMNS:
                 raise Conflict(
@@ -310,6 +366,7 @@ def archive(rt: Runtime, actor: Actor, ref: str, reason: str) -> Task:
     def archived(task: Task, now: str) -> tuple[Task, tuple[Entry, ...]]:
         if task.archived is not None:
             raise Conflict(f"task {task.id} is archived already: {task.archived['reason']}")
+        _not_held_by_another(task, actor, now, "archive")
         marker = {"reason": reason, "at": now, "by": actor.kind}
         return replace(task, archived=marker, updated_at=now), (_entry(actor, now, "archived", reason),)
 
@@ -336,6 +393,8 @@ def link(rt: Runtime, actor: Actor, ref: str, link_type: str, other_ref: str) ->
             return {"taskId": task_id, "type": link_type, "otherTaskId": other_id, "created": False}
         if link_type == "blocks" and Link("blocked_by", other_id) in task.links:
             raise Conflict(f"task {other_id} blocks task {task_id} already: they would wait on each other")
+        if link_type == "blocks":
+            _no_blocks_cycle(rt, actor, task_id, other)
         for one in (task, other):
             if len(one.links) >= LINKS_MAX:
                 raise Conflict(f"task {one.id} has {LINKS_MAX} links, the most a task may have")
@@ -361,6 +420,46 @@ def link(rt: Runtime, actor: Actor, ref: str, link_type: str, other_ref: str) ->
             continue
         count("TasksLinked")
         return {"taskId": task_id, "type": link_type, "otherTaskId": other_id, "created": True}
+    raise Unavailable(f"tasks {task_id} and {other_id} are being changed by others; retry shortly")
+
+
+def unlink(rt: Runtime, actor: Actor, ref: str, link_type: str, other_ref: str) -> dict[str, Any]:
+    """Undo `link`: gone from both tasks; undoing `blocks` takes the task off the other's waiting list (and back
+    on the queue once it waits on nothing more). `removed` false when there was no such link."""
+    if link_type not in LINK_TYPES:
+        raise PayloadError(f"type must be one of {', '.join(LINK_TYPES)}", field="type")
+    task_id = resolve(rt, actor.workspace_id, ref)
+    other_id = resolve(rt, actor.workspace_id, other_ref)
+    inverse = INVERSE_LINK[link_type]
+    answer = {"taskId": task_id, "type": link_type, "otherTaskId": other_id}
+    for attempt in range(_ROUNDS):
+        task, other = _read(rt, actor, task_id), _read(rt, actor, other_id)
+        if Link(link_type, other_id) not in task.links:
+            return {**answer, "removed": False}
+        now = iso(rt.clock())
+        after = replace(task, links=tuple(k for k in task.links if k != Link(link_type, other_id)), updated_at=now)
+        other_after = replace(
+            other,
+            links=tuple(k for k in other.links if k != Link(inverse, task_id)),
+            waiting_on=tuple(t for t in other.waiting_on if not (link_type == "blocks" and t == task_id)),
+            updated_at=now,
+        )
+        details = {"type": link_type, "otherTaskId": other_id}
+        also = (
+            rt.tasks.put_if_unchanged(other, other_after),
+            rt.tasks.entry_put(
+                other.workspace_id,
+                other.id,
+                _entry(actor, now, "unlinked", details={"type": inverse, "otherTaskId": task_id}),
+            ),
+        )
+        try:
+            rt.tasks.save(actor.account_id, task, after, (_entry(actor, now, "unlinked", details=details),), also)
+        except Conflict:
+            back_off(attempt)
+            continue
+        count("TasksUnlinked")
+        return {**answer, "removed": True}
     raise Unavailable(f"tasks {task_id} and {other_id} are being changed by others; retry shortly")
 
 
@@ -437,7 +536,7 @@ class _TakeOver(Exception):
 def claim(rt: Runtime, actor: Actor, ref: str) -> dict[str, Any]:
     """Take a task: in progress under this token, never twice; it joins the active cycle if it has none."""
     task_id = resolve(rt, actor.workspace_id, ref)
-    board = rt.board.read(actor.workspace_id)
+    board = rt.board.for_task(actor.workspace_id, None, None, None)
     now = rt.clock()
     lease = {
         "tokenId": actor.token_id,
@@ -737,6 +836,13 @@ def _holding(task: Task, actor: Actor, now: str, doing: str) -> None:
         raise Conflict(f"task {task.id} is {task.board_column}: claim it first")
 
 
+def _not_held_by_another(task: Task, actor: Actor, now: str, doing: str) -> None:
+    """An agent leaves alone what another token holds under a live claim (the human may: it owns the board)."""
+    claim = task.claim
+    if actor.kind == "agent" and claim and claim["tokenId"] != actor.token_id and claim["leaseExpiresAt"] > now:
+        raise Conflict(f"task {task.id} is claimed by another agent: only its claimant may {doing} it")
+
+
 def _workable(task: Task, doing: str) -> None:
     if task.archived is not None:
         raise Conflict(f"task {task.id} is archived ({task.archived['reason']}): it cannot be {doing}d")
@@ -831,7 +937,7 @@ def _matching(rt: Runtime, actor: Actor, filters: Filters) -> tuple[str | None, 
         status, column = STATUS_OF[status], status
     cycle: str | None = filters.cycle_id
     if cycle == "active":
-        cycle = rt.board.read(actor.workspace_id).active_cycle_id
+        cycle = rt.board.for_task(actor.workspace_id, None, None, None).active_cycle_id
         if cycle is None:
             raise PayloadError("cycleId 'active': no cycle is active in this workspace", field="cycleId")
     label = filters.label

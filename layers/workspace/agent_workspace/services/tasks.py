@@ -10,7 +10,7 @@ from typing import Any
 from agent_workspace.domain import paging
 from agent_workspace.domain.clock import iso, parse_iso
 from agent_workspace.domain.cron import first_fire, validate_cron
-from agent_workspace.domain.errors import NotFound, PayloadError
+from agent_workspace.domain.errors import Conflict, NotFound, PayloadError
 from agent_workspace.domain.ids import check_id, is_id, new_id
 from agent_workspace.domain.models import Actor
 from agent_workspace.domain.resources import check_blob_size
@@ -156,9 +156,56 @@ def set_status(rt: Runtime, actor: Actor, task_id: str, status: str) -> Task:
     if status not in STATUSES:
         raise PayloadError(f"status must be one of {', '.join(STATUSES)}", field="status")
     column = None
-    if status == "completed" and actor.kind == "agent" and rt.board.policy(actor.workspace_id).sign_off:
+    agent = actor.kind == "agent"
+    # The policy is read when it decides something: an agent's delivery, or an agent's move out of triage.
+    policy = rt.board.policy(actor.workspace_id) if agent and status == "completed" else None
+    if policy is not None and policy.sign_off:
         column = "in_review"
-    return change_status(rt, actor, task_id, status, column)[0]
+    now = iso(rt.clock())
+
+    def allowed(task: Task) -> None:
+        nonlocal policy
+        if agent and task.board_column == "triage" and policy is None:
+            policy = rt.board.policy(actor.workspace_id)
+        board_allows_status_change(task, actor, now, supervised=policy is not None and policy.supervised)
+        if actor.kind == "agent" and task.status == "rejected" and _declined(rt, task):
+            raise Conflict(f"task {task.id} was declined by the human: it stays rejected unless the human reopens it")
+
+    return change_status(rt, actor, task_id, status, column, check=allowed)[0]
+
+
+DECLINE_LOOKBACK = 50  # newest activity entries read to find the change that rejected a task
+
+
+def _declined(rt: Runtime, task: Task) -> bool:
+    """Rejected by the human's triage decline, not by an `updateStatus` (anyone may reopen that, as in AgentRQ):
+    the newest status change on the task's activity feed says which (one Query, only for a rejected task)."""
+    last = task.history[-1] if task.history else {}
+    if last.get("by") != "human":
+        return False
+    for entry in rt.tasks.feed(task.workspace_id, task.id, DECLINE_LOOKBACK):
+        if entry.details and "status" in entry.details:
+            return entry.what == "declined"
+    return False
+
+
+def board_allows_status_change(task: Task, actor: Actor, now: str, supervised: bool) -> None:
+    """The board's rules on AgentRQ's `updateStatus`, which moves any task to any status otherwise: an archived
+    task stays as it was; an agent leaves alone a task another token holds under a live claim (no completing,
+    resetting or claiming it over) and a task in triage the human accepts under a supervised policy (and, checked
+    by `set_status`, a task the human declined). Refused with a `Conflict` saying which."""
+    if task.archived is not None:
+        raise Conflict(f"task {task.id} is archived ({task.archived['reason']}): its status stays as it is")
+    if actor.kind != "agent":
+        return
+    claim = task.claim
+    if claim and claim["tokenId"] != actor.token_id and claim["leaseExpiresAt"] > now:
+        raise Conflict(
+            f"task {task.id} is claimed by another agent (lease until {claim['leaseExpiresAt']}): "
+            "only its claimant changes its status"
+        )
+    if task.board_column == "triage" and supervised:
+        raise Conflict(f"task {task.id} is in triage: under this workspace's policy the human accepts it")
 
 
 def change_status(
@@ -171,15 +218,17 @@ def change_status(
     what: str = "status",
     text: str | None = None,
     details: dict[str, Any] | None = None,
+    check: Callable[[Task], None] | None = None,
 ) -> tuple[Task, list[Task]]:
     """Every status change, AgentRQ's and the board's: history, counts, queue, activity, unblocking and the
-    completion event in one place. Returns the task and the tasks it unblocked."""
+    completion event in one place. Returns the task and the tasks it unblocked. `check` refuses, raising, on
+    each fresh read of the task, before anything (even a change to the status it has) applies."""
     by = {"by": actor.kind, "tokenId": actor.token_id}
     now = iso(rt.clock())
     entry = Entry(new_id(), now, actor.kind, what, actor.token_id, text, {"status": status, **(details or {})})
     publication = events.CompletionPublication(rt, actor.account_id, now)
     task, old, unblocked = rt.tasks.set_status(
-        actor.account_id, actor.workspace_id, task_id, status, by, now, publication, column, edit, (entry,)
+        actor.account_id, actor.workspace_id, task_id, status, by, now, publication, column, edit, (entry,), check
     )
     if old != status:
         count(f"TaskStatus{status.capitalize()}")

@@ -279,7 +279,7 @@ def site_call_list_pk(workspace_id: str) -> str:
     return f"SITECALLS#{workspace_id}"
 
 
-BOARD_SK_PREFIX = "BOARD#"  # a workspace's board: projects, epics, their count; one Query reads them all
+BOARD_SK_PREFIX = "BOARD#"  # a workspace's board: headings of projects and epics, cycles, counts; one Query reads them
 
 
 def project_sk(project_id: str) -> str:
@@ -288,6 +288,17 @@ def project_sk(project_id: str) -> str:
 
 def epic_sk(epic_id: str) -> str:
     return f"{BOARD_SK_PREFIX}EPIC#{epic_id}"
+
+
+def project_text_sk(project_id: str) -> str:
+    """A project in full (description, memory, conventions, decisions): apart from its heading under `BOARD#`, so
+    the board's Query reads headings only."""
+    return f"BOARDTEXT#PROJECT#{project_id}"
+
+
+def epic_text_sk(epic_id: str) -> str:
+    """An epic in full (its description), apart from its heading as above."""
+    return f"BOARDTEXT#EPIC#{epic_id}"
 
 
 def cycle_sk(cycle_id: str) -> str:

@@ -16,7 +16,7 @@ from pydantic import TypeAdapter
 from agent_workspace.backoff import back_off
 from agent_workspace.domain.columns import DEFAULT_COLUMN
 from agent_workspace.domain.errors import Conflict, NotFound, PayloadError, Unavailable
-from agent_workspace.domain.tasks import AttachmentRef, Entry, Message, Task, TaskFilter
+from agent_workspace.domain.tasks import AttachmentRef, Entry, Link, Message, Task, TaskFilter
 from agent_workspace.store import keys
 from agent_workspace.store.cursor import cursor_after, decode_cursor, encode_cursor
 from agent_workspace.store.dynamo import (
@@ -120,6 +120,7 @@ class TaskStore:
         column: str | None = None,
         edit: Callable[[Task], Task] | None = None,
         entries: tuple[Entry, ...] = (),
+        check: Callable[[Task], None] | None = None,
     ) -> tuple[Task, str, list[Task]]:
         """Move a task to `status`, keep the change in its history and the counts in step.
 
@@ -131,12 +132,16 @@ class TaskStore:
         The task lands in `column` (of that status), else the status's default column; landing in `done` takes
         it off the waiting lists of the tasks it blocks, in the same transaction (the third value: those that
         wait on nothing more). `edit` applies the board's other changes to each fresh read (and refuses, raising,
-        a change that no longer applies to it); `entries` go on the activity feed with the change.
+        a change that no longer applies to it); `entries` go on the activity feed with the change. `check` refuses,
+        raising, before anything applies to the fresh read, a change to the same status too; the write is then
+        conditional on the claim read, so a claim taken meanwhile is checked again.
         """
         for attempt in range(_CONTENTION_ROUNDS):
             current = self.get(workspace_id, task_id, consistent=True)
             if current is None:
                 raise NotFound(f"no task {task_id} in this workspace")
+            if check is not None:
+                check(current)
             if current.status == status and edit is not None:
                 edit(current)  # the board's change refuses, saying why: it cannot apply to the task as it is
                 raise Conflict(f"task {task_id} is {current.board_column} already")
@@ -156,6 +161,8 @@ class TaskStore:
             landing = column or DEFAULT_COLUMN[status]
             edited = edit(current) if edit else current
             update = _status_change(Update(), current, status, entry, landing).only_if(_unchanged_since_read(current))
+            if check is not None:
+                update.only_if(_claim_as_read(current))
             publication_id = None
             if publication and status == "completed" and current.event_id and not current.event_publication_id:
                 publication_id, publication_put = publication(current)
@@ -492,6 +499,18 @@ class TaskStore:
         assert run.fire_at is not None
         return _cursor_at(workspace_id, keys.run_sk(template_id, run.fire_at))
 
+    def relations(self, workspace_id: str, task_ids: list[str]) -> dict[str, tuple[tuple[Link, ...], str | None]]:
+        """Each existing task's links and parent, nothing else read: one BatchGetItem per 100, for walking the
+        board's graph (a link that would close a cycle)."""
+        wanted = [key(keys.workspace_pk(workspace_id), keys.task_sk(t)) for t in task_ids]
+        projection = {"ProjectionExpression": "#id, #links, #parent", "ExpressionAttributeNames": _RELATIONS}
+        found: dict[str, tuple[tuple[Link, ...], str | None]] = {}
+        for item in batch_get(self._db, self._table, wanted, consistent=False, projection=projection):
+            values = from_item(item)
+            links = tuple(Link(link["type"], link["taskId"]) for link in values.get("links", ()))
+            found[values["id"]] = (links, values.get("parentId"))
+        return found
+
     def _get_many(self, workspace_id: str, task_ids: list[str]) -> list[Task]:
         wanted = [key(keys.workspace_pk(workspace_id), keys.task_sk(t)) for t in task_ids]
         return [task_from(from_item(item)) for item in batch_get(self._db, self._table, wanted, consistent=False)]
@@ -722,6 +741,8 @@ def _status_change(update: Update, task: Task, status: str, entry: dict[str, Any
     )
 
 
+_RELATIONS = {"#id": "id", "#links": "links", "#parent": "parentId"}
+
 # The conditions only tasks use, named once.
 _NOT_YET_PUBLISHED = Attr("eventPublicationId").not_exists()  # a completion's event is published once
 
@@ -760,8 +781,12 @@ def _queued_at(position: str) -> ConditionBase:
 def _unchanged(task: Task) -> ConditionBase:
     """Nobody wrote the task since it was read: not a status change, message, edit or claim (a dequeue's claim
     changes no `updatedAt`, so the claim is compared too)."""
-    claim = Attr("claim").not_exists() if task.claim is None else Attr("claim.claimedAt").eq(task.claim["claimedAt"])
-    return _unchanged_since_read(task) & Attr("updatedAt").eq(task.updated_at) & claim
+    return _unchanged_since_read(task) & Attr("updatedAt").eq(task.updated_at) & _claim_as_read(task)
+
+
+def _claim_as_read(task: Task) -> ConditionBase:
+    """The claim is the one read (or still none): nobody claimed, took over or released the task since."""
+    return Attr("claim").not_exists() if task.claim is None else Attr("claim.claimedAt").eq(task.claim["claimedAt"])
 
 
 def _unchanged_since_read(task: Task) -> ConditionBase:

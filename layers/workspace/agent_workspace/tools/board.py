@@ -18,6 +18,10 @@ class ProjectPayload(Payload):
     projectId: str = Field(description="The project, as the context lists it")
 
 
+class EpicPayload(Payload):
+    epicId: str = Field(description="The epic, as the context lists it")
+
+
 class CreatePayload(Payload):
     title: str = _TITLE
     description: str = _DESCRIPTION
@@ -29,6 +33,10 @@ def context(call: Call, payload: NoPayload) -> dict:
 
 def project(call: Call, payload: ProjectPayload) -> dict:
     return board.project_context(call.runtime, Actor.of(call.principal), payload.projectId)
+
+
+def epic(call: Call, payload: EpicPayload) -> dict:
+    return board.epic(call.runtime, Actor.of(call.principal), payload.epicId).public()
 
 
 def create_project(call: Call, payload: CreatePayload) -> dict:
@@ -48,7 +56,7 @@ TOOL = Tool(
             name="context",
             summary=(
                 "The board at a glance: statuses and columns, labels, the complexity and priority vocabularies, "
-                "projects, epics, the active cycle and the workspace policy. The standard first call."
+                "projects and epics (id and title), the active cycle and the workspace policy. The standard first call."
             ),
             payload=NoPayload,
             handler=context,
@@ -63,6 +71,15 @@ TOOL = Tool(
             read_only=True,
             result=ProjectContext,
             example={"projectId": "0kGpezGeuxt"},
+        ),
+        Action(
+            name="epic",
+            summary="One epic with its description.",
+            payload=EpicPayload,
+            handler=epic,
+            read_only=True,
+            result=Epic,
+            example={"epicId": "0kGpezGeuxt"},
         ),
         Action(
             name="createProject",

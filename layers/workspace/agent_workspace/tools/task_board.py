@@ -18,6 +18,7 @@ from agent_workspace.tools.answers.task import (
     SearchAnswer,
     TaskAnswer,
     TaskPage,
+    UnlinkAnswer,
 )
 
 _TASK_ID: Any = Field(description="The task: its id, or its short identifier such as WS-42")
@@ -166,6 +167,10 @@ def link(call: Call, p: LinkPayload) -> dict:
     return task_board.link(call.runtime, _actor(call), p.taskId, p.type, p.otherTaskId)
 
 
+def unlink(call: Call, p: LinkPayload) -> dict:
+    return task_board.unlink(call.runtime, _actor(call), p.taskId, p.type, p.otherTaskId)
+
+
 def comment(call: Call, p: CommentPayload) -> dict:
     return task_board.comment(call.runtime, _actor(call), p.taskId, p.text)
 
@@ -303,6 +308,15 @@ ACTIONS = (
         payload=LinkPayload,
         handler=link,
         result=LinkAnswer,
+        idempotent=True,
+        example={"taskId": "WS-41", "type": "blocks", "otherTaskId": "WS-42"},
+    ),
+    Action(
+        name="unlink",
+        summary="Undo a link: gone from both tasks; a task no longer waits on one that blocked it.",
+        payload=LinkPayload,
+        handler=unlink,
+        result=UnlinkAnswer,
         idempotent=True,
         example={"taskId": "WS-41", "type": "blocks", "otherTaskId": "WS-42"},
     ),

@@ -1341,6 +1341,11 @@ async function refreshBoardMeta(current) {
   fillSelect($("filter-label"), [["", "Any label"], ...(board.labels || []).map((l) => [l, l])]);
   fillSelect($("filter-project"), [["", "Any project"], ...(board.projects || []).map((p) => [p.id, p.title])]);
   fillSelect($("filter-epic"), [["", "Any epic"], ...(board.epics || []).map((e) => [e.id, e.title])]);
+  fillSelect($("heading-select"), [
+    ["", "Choose one"],
+    ...(board.projects || []).map((p) => [`projects/${p.id}`, `Project: ${p.title}`]),
+    ...(board.epics || []).map((e) => [`epics/${e.id}`, `Epic: ${e.title}`]),
+  ]);
   fillSelect($("filter-cycle"), [
     ["", "Any cycle"],
     ["active", "The active cycle"],
@@ -1439,6 +1444,43 @@ async function createCycle(event) {
     kick();
   } catch (error) {
     if (!handleAuthFailure(error)) showError(error, "Creating the cycle failed");
+  }
+}
+
+// A project or an epic, as the select names it ("projects/<id>" or "epics/<id>"): renamed or deleted. A project's
+// edit names the revision it read (PATCH refuses a stale one); an epic's last edit wins.
+async function renameHeading(event) {
+  event.preventDefault();
+  const chosen = $("heading-select").value;
+  const title = $("heading-title").value;
+  if (!chosen || !title.trim()) return;
+  try {
+    const body = { title };
+    if (chosen.startsWith("projects/")) body.expectedRevision = (await api("GET", ws(`/${chosen}`))).revision;
+    await api("PATCH", ws(`/${chosen}`), body);
+    $("heading-form").reset();
+    clearError();
+    announce(`Renamed to ${title}.`);
+    kick();
+  } catch (error) {
+    if (!handleAuthFailure(error)) showError(error, "Renaming failed");
+  }
+}
+
+async function deleteHeading() {
+  const select = $("heading-select");
+  const chosen = select.value;
+  if (!chosen) return;
+  const name = select.options[select.selectedIndex].textContent;
+  if (!window.confirm(`Delete ${name}? Its tasks keep their link to it; no new task can name it.`)) return;
+  try {
+    await api("DELETE", ws(`/${chosen}`));
+    $("heading-form").reset();
+    clearError();
+    announce(`${name} deleted.`);
+    kick();
+  } catch (error) {
+    if (!handleAuthFailure(error)) showError(error, "Deleting failed");
   }
 }
 
@@ -2392,6 +2434,8 @@ function wire() {
   );
   $("cycle-active-form").addEventListener("submit", setActiveCycle);
   $("cycle-form").addEventListener("submit", createCycle);
+  $("heading-form").addEventListener("submit", renameHeading);
+  $("heading-delete").addEventListener("click", deleteHeading);
   window.addEventListener("hashchange", () => {
     if (!state.token) return;
     const route = routeFromHash();

@@ -20,6 +20,13 @@ class Column(Answer):
     meaning: str
 
 
+class Listed(Answer):
+    """A project or an epic as the context lists it: its description is read on its own."""
+
+    id: str
+    title: str
+
+
 class ProjectSummary(Answer):
     """A project as the context lists it and createProject answers it."""
 
@@ -29,7 +36,7 @@ class ProjectSummary(Answer):
 
 
 class Epic(Answer):
-    """An epic as the context lists it and createEpic answers it."""
+    """An epic as createEpic and epic answer it."""
 
     id: str
     title: str
@@ -66,8 +73,8 @@ class BoardContext(Answer):
     complexity: list[str]
     priorities: list[str]
     linkTypes: list[str]
-    projects: list[ProjectSummary]
-    epics: list[Epic]
+    projects: list[Listed]
+    epics: list[Listed]
     activeCycle: Cycle | None
     policy: Policy
 

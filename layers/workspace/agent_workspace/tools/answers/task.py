@@ -226,6 +226,15 @@ class LinkAnswer(Answer):
     created: bool
 
 
+class UnlinkAnswer(Answer):
+    """Answers unlink; removed false when there was no such link."""
+
+    taskId: str
+    type: Literal["blocks", "relates_to", "duplicate_of"]
+    otherTaskId: str
+    removed: bool
+
+
 class CommentAnswer(Answer):
     """Answers comment."""
 
