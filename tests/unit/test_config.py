@@ -35,11 +35,14 @@ def test_a_cap_that_is_not_positive_or_is_too_long_is_refused_at_start_up(monkey
 
 
 def test_one_accounts_waits_stay_below_the_apis_reserved_concurrency(monkeypatch):
-    """The template passes ApiReservedConcurrency as it is: empty means no cap, a number holds the account cap under
-    it, so one account's waits always leave an invocation for everyone else."""
+    """The template passes ApiReservedConcurrency as it is: empty means no cap, a number holds the account cap to half
+    of it, so one account's waits always leave half the invocations to everyone else."""
     monkeypatch.setenv("WORKSPACE_API_CONCURRENCY", "")
-    assert Settings().account_waits_cap == 10
+    assert Settings().account_waits_cap == 12
     monkeypatch.setenv("WORKSPACE_API_CONCURRENCY", "25")
-    assert Settings().account_waits_cap == 10
+    assert Settings().account_waits_cap == 12
     monkeypatch.setenv("WORKSPACE_API_CONCURRENCY", "6")
-    assert Settings().account_waits_cap == 5
+    assert Settings().account_waits_cap == 3
+    monkeypatch.setenv("WORKSPACE_WAITS_PER_ACCOUNT", "100")
+    monkeypatch.setenv("WORKSPACE_API_CONCURRENCY", "1000")
+    assert Settings().account_waits_cap == 100

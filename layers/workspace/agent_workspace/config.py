@@ -135,11 +135,11 @@ class Settings(BaseSettings):
         ),
     )
     waits_per_account: int = Field(
-        10,
+        12,
         gt=0,
         description=(
-            "Most waits one account's tokens may have in flight at once; held below `WORKSPACE_API_CONCURRENCY` (at "
-            "most that minus one), so one account's waits never take every API invocation."
+            "Most waits one account's tokens may have in flight at once; held to half of `WORKSPACE_API_CONCURRENCY` "
+            "at most, so one account's waits never take more than half the API's invocations."
         ),
     )
     api_concurrency: int | None = Field(
@@ -159,10 +159,11 @@ class Settings(BaseSettings):
 
     @property
     def account_waits_cap(self) -> int:
-        """`waits_per_account`, kept below the reserved concurrency: one account's waits leave an invocation free."""
+        """`waits_per_account`, held to half the reserved concurrency: one account's waits (each holds an invocation)
+        leave at least half the API to every other account and to the account's own short requests."""
         if self.api_concurrency is None:
             return self.waits_per_account
-        return max(0, min(self.waits_per_account, self.api_concurrency - 1))
+        return min(self.waits_per_account, self.api_concurrency // 2)
 
     @field_validator("allowed_origins", "allowed_hosts", mode="before")
     @classmethod
