@@ -75,9 +75,14 @@ def run_prefix(template_id: str) -> str:
     return f"TASK#{template_id}#RUN#"
 
 
-def queue_pk(workspace_id: str) -> str:
-    """GSI1: the agent's work queue of one workspace, ordered by when each task becomes available."""
-    return f"QUEUE#{workspace_id}"
+def queue_pk(workspace_id: str, token_id: str | None = None) -> str:
+    """GSI1: a work queue of one workspace, ordered by when each task becomes available: the open queue, whose
+    tasks any of its agent tokens may take, or with `token_id` the tasks the human named for that token only.
+
+    Keyed by who may take a task, so a token's dequeue reads its own queue and the open one and never pages
+    through tasks named for other tokens (however many there are).
+    """
+    return f"QUEUE#{workspace_id}" if token_id is None else f"QUEUE#{workspace_id}#{token_id}"
 
 
 def queue_sk(available_at: str, task_id: str, rank: str = "") -> str:
