@@ -4,6 +4,10 @@ The attribute and index names here must match the table in `template.yaml` (a co
 them); `docs/data-model.md` lists the access pattern each key serves.
 """
 
+import base64
+
+from agent_workspace.domain.text import is_segment
+
 PK = "PK"
 SK = "SK"
 GSI1 = "GSI1"
@@ -63,7 +67,20 @@ def message_sk(task_id: str, message_id: str) -> str:
 
 
 def attachment_sk(task_id: str, attachment_id: str) -> str:
-    return f"TASK#{task_id}#ATT#{attachment_id}"
+    """An attachment record, under a key derived from its id (any string, `domain.tasks.is_attachment_id`).
+
+    An id of URL-segment characters, as every id was before any string was accepted, is its own key, so records
+    stored then are found where they are; any other id is `~` and its UTF-8 in unpadded base64url, which no such id
+    can be, so no two ids share a key and no `#`, `/` or `~` of an id reaches the key's structure.
+    """
+    if not is_segment(attachment_id):
+        attachment_id = "~" + base64.urlsafe_b64encode(attachment_id.encode()).decode("ascii").rstrip("=")
+    return f"{attachment_prefix(task_id)}{attachment_id}"
+
+
+def attachment_prefix(task_id: str) -> str:
+    """The attachment records of one task."""
+    return f"TASK#{task_id}#ATT#"
 
 
 def run_sk(template_id: str, fire_at: str) -> str:

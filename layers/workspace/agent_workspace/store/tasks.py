@@ -553,7 +553,7 @@ class TaskStore:
                     sk = values[keys.SK]
                     if sk == keys.task_sk(task_id):
                         task = task_from(values)
-                    elif sk.startswith((keys.attachment_sk(task_id, ""), keys.run_prefix(task_id))):
+                    elif sk.startswith((keys.attachment_prefix(task_id), keys.run_prefix(task_id))):
                         continue  # attachment records (the task and messages carry copies) and a template's runs
                     elif len(messages) < limit:
                         messages.append(_message(values))
