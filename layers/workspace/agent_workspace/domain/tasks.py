@@ -40,6 +40,10 @@ MAX_ATTACHMENT_BYTES = 4 * 1024 * 1024
 # key and its percent-encoded links stay small; links carry it percent-encoded (`link_segment`).
 ATTACHMENT_ID_RULE = f"1-{ATTACHMENT_ID_MAX} characters of one line of plain text (no control characters)"
 MIME_TYPE_MAX = 255
+# DynamoDB refuses an item over 400 KB (409,600 bytes), after an update too, and the caller saw "internal error".
+# A task's writes check its size as stored against this, leaving room for the small writes that do not check
+# (a claim, a message's `updatedAt`).
+TASK_ITEM_BYTES_MAX = 400 * 1024 - 8 * 1024
 # type/subtype (RFC 6838 names), then parameters such as `; charset=utf-8` (RFC 9110 tokens or quoted strings):
 # the value becomes S3's Content-Type header, so nothing else, and no CR or LF, may reach it.
 _MIME_TOKEN = r"[A-Za-z0-9!#$%&'*+.^_`|~-]+"

@@ -16,7 +16,7 @@ from pydantic import TypeAdapter
 from agent_workspace.backoff import back_off
 from agent_workspace.domain.columns import DEFAULT_COLUMN
 from agent_workspace.domain.errors import Conflict, NotFound, PayloadError, Unavailable
-from agent_workspace.domain.tasks import AttachmentRef, Entry, Message, Task, TaskFilter
+from agent_workspace.domain.tasks import TASK_ITEM_BYTES_MAX, AttachmentRef, Entry, Message, Task, TaskFilter
 from agent_workspace.store import keys
 from agent_workspace.store.cursor import cursor_after, decode_cursor, encode_cursor
 from agent_workspace.store.dynamo import (
@@ -181,6 +181,8 @@ class TaskStore:
             items.append(self._count_update(account_id, workspace_id, {current.status: -1, status: 1}))
             if publication_id:
                 items.append(publication_put)
+            # The item as this change leaves it (its history one entry longer): refused by name past the budget.
+            check_task_size(replace(moved, updated_at=at, history=(*current.history, entry)))
             unblocked = self.unblocking(current, moved, at)
             items.extend(self.put_if_unchanged(before, after) for before, after in unblocked)
             items.extend(self.entry_put(workspace_id, task_id, e) for e in entries)
@@ -856,7 +858,52 @@ def task_item(task: Task) -> dict[str, Any]:
         item[keys.GSI1_PK] = keys.queue_pk(task.workspace_id, task.assigned_token)
         available = task.claim["leaseExpiresAt"] if task.claim else task.created_at
         item[keys.GSI1_SK] = keys.queue_sk(available, task.id, task.queue_rank)
+    _check_item_size(task, item)
     return item
+
+
+def check_task_size(task: Task) -> None:
+    """`PayloadError` if the task's item would pass `TASK_ITEM_BYTES_MAX` (see `task_item`)."""
+    task_item(task)
+
+
+def _check_item_size(task: Task, item: dict[str, Any]) -> None:
+    """Refuse, before any write, a task item DynamoDB would refuse: naming the largest of its parts (the search
+    text counts as the body it copies)."""
+    size = item_size(item)
+    if size <= TASK_ITEM_BYTES_MAX:
+        return
+    parts = {name: _value_size(value) for name, value in item.items()}
+    parts["body"] = parts.get("body", 0) + parts.pop("searchText", 0)
+    largest = max((name for name in parts if name not in (keys.PK, keys.SK)), key=parts.__getitem__)
+    raise PayloadError(
+        f"{largest}: task {task.id} would take {size:,} bytes as stored; a task holds at most "
+        f"{TASK_ITEM_BYTES_MAX:,} (DynamoDB's item limit), and its {largest} takes {parts[largest]:,} of them",
+        field=largest,
+    )
+
+
+def item_size(item: dict[str, Any]) -> int:
+    """An item's size as DynamoDB counts it against 400 KB (an upper bound): each attribute's name in UTF-8 plus its
+    value; a string its UTF-8, a number at most 21 bytes, a list or map 3 bytes plus 1 per element (and each map
+    key's name)."""
+    return sum(len(name.encode()) + _value_size(value) for name, value in item.items())
+
+
+def _value_size(value: Any) -> int:
+    if isinstance(value, str):
+        return len(value.encode("utf-8", "surrogatepass"))
+    if isinstance(value, bool) or value is None:
+        return 1
+    if isinstance(value, int | float):
+        return 21
+    if isinstance(value, bytes):
+        return len(value)
+    if isinstance(value, dict):
+        return 3 + sum(1 + len(str(k).encode()) + _value_size(v) for k, v in value.items())
+    if isinstance(value, list | tuple | set | frozenset):
+        return 3 + sum(1 + _value_size(v) for v in value)
+    return len(str(value).encode())
 
 
 def search_text(task: Task) -> str:
