@@ -6,6 +6,7 @@ the package) take their lists from the code, so a new field or pattern is covere
 """
 
 import ast
+import base64
 import importlib
 import json
 import pkgutil
@@ -22,18 +23,22 @@ from pydantic import BaseModel
 
 import agent_workspace
 from agent_workspace.domain.errors import PayloadError
+from agent_workspace.domain.models import Actor
+from agent_workspace.domain.tasks import AttachmentIn, attachment_uri, link_segment
 from agent_workspace.local.stack import Seed
 from agent_workspace.mcp_server.dispatch import HELP_TOOL
-from agent_workspace.services import accounts, events
+from agent_workspace.services import accounts, events, tasks
 from agent_workspace.tools import REGISTRY
 from agent_workspace.tools.agent import PERSON_ONLY
 from tests.support import (
+    CREATED,
     DOC,
     EVENT,
     QUESTION,
     ROOT,
     SESSION,
     TASK,
+    b64,
     call,
     download_presigned,
     file_in,
@@ -422,27 +427,64 @@ async def test_the_issues_names_with_a_newline_are_refused_and_nothing_is_stored
     assert "nothing" in loaded.lower(), loaded
 
 
-# -- item 13: attachment ids every link can carry; names and titles without control or bidi characters -----------
+# -- item 13: attachment ids are any string (AgentRQ), carried percent-encoded; no control or bidi characters ----
+
+REFUSED_IDS = ["", "a" * 129, "a\nb", "tab\t", "\x00", "\x7f", "\x85", "report\u202efdp.exe", "\u2028", "\ud800"]
+# Round two refused all but URL-segment characters: AgentRQ's id is "any string".
+ANY_IDS = ["schema v2 (final).sql", "a/b", ".", "..", "a b", "a?b", "a#b", "%2e%2e", "a\\b", "ü", "~x", " ", "A" * 128]
 
 
-@pytest.mark.parametrize("ident", ["a/b", ".", "..", "a b", "a?b", "a#b", "%2e%2e", "a\\b", "ü", "", "a" * 129])
-async def test_attachment_ids_a_download_link_cannot_carry_are_refused_naming_the_field(runtime, seeded, ident):
+@pytest.mark.parametrize("ident", REFUSED_IDS)
+async def test_attachment_ids_with_control_characters_or_past_the_bound_are_refused_naming_the_field(
+    runtime, seeded, ident
+):
     text, is_error = await act(runtime, seeded, "task", "create", title="t", body="b", attachments=[file_in(ident)])
-    assert is_error and text.startswith("task create: attachments[0].id must be 1-128 letters, digits"), text
+    assert is_error and text.startswith("task create: attachments[0].id must be 1-128 characters"), text
     doc, _ = await act(runtime, seeded, "pano", "save", title="t", markdown="m")
     text, is_error = await act(runtime, seeded, "pano", "attach", id=json.loads(doc)["id"], files=[file_in(ident)])
     assert is_error and text.startswith("pano attach: files[0].id must be"), text
 
 
-@pytest.mark.parametrize("ident", ["v1.2_final-x", "...", ".hidden", "-", "A" * 128])
+@pytest.mark.parametrize("ident", ["v1.2_final-x", "...", ".hidden", "-", *ANY_IDS])
 def test_every_accepted_attachment_id_downloads_over_rest_as_the_console_links_it(live, seeded, ident):
     base = f"{live.url}/api/workspaces/{seeded.workspace_id}/tasks"
     created = httpx.post(base, json={"title": "t", "body": "b", "attachments": [file_in(ident)]}, headers=human(seeded))
     assert created.status_code == 201, created.text
     task_id = created.json()["id"]
-    # the console builds the link with encodeURIComponent, which leaves these characters as they are
-    fetched = httpx.get(f"{base}/{task_id}/attachments/{quote(ident, safe='')}?format=base64", headers=human(seeded))
+    # the console builds the link with linkSegment: encodeURIComponent, and dots of a dot-only segment encoded too
+    fetched = httpx.get(f"{base}/{task_id}/attachments/{link_segment(ident)}?format=base64", headers=human(seeded))
     assert fetched.status_code == 200 and fetched.json()["id"] == ident, fetched.text
+
+
+@pytest.mark.parametrize("ident", ANY_IDS)
+async def test_any_string_attachment_id_is_read_by_get_attachment_and_as_a_task_resource(live, seeded, ident):
+    async with mcp_client(live.url, seeded.agent_token) as client:
+        made = await client.call_tool("task", {"action": "create", "payload": {"title": "t", "body": "b"}})
+        match = CREATED.match(text_of(made))
+        assert match, text_of(made)
+        task_id = match.group(1)
+        reply = {"taskId": task_id, "text": "r", "attachments": [file_in(ident)]}
+        replied = await client.call_tool("task", {"action": "reply", "payload": reply})
+        assert not replied.is_error, text_of(replied)
+        wanted = {"taskId": task_id, "attachmentId": ident, "format": "base64"}
+        got = await client.call_tool("task", {"action": "getAttachment", "payload": wanted})
+        assert not got.is_error and json.loads(text_of(got))["id"] == ident, text_of(got)
+        read = (await client.read_resource(attachment_uri(task_id, ident))).contents[0]
+        assert base64.b64decode(read.blob) == b"ok", read
+
+
+def test_an_attachment_id_that_looks_like_key_structure_is_stored_apart_from_the_task_s_other_items(runtime, seeded):
+    """Ids holding '#', '~' or the conversation's own markers get a derived key: a record never lands among, or
+    shadows, another item of the task."""
+    actor = Actor("agent", seeded.account_id, seeded.workspace_id, "0kGogHmaqvZ")
+    made = tasks.create_task(runtime, actor, tasks.NewTask("t", "b"))
+    tricky = ["#MSG#0", "x#ATT#y", "~", "~x", "MSG#~"]
+    files = [AttachmentIn(id=i, filename="f", mimeType="text/plain", data=b64(b"ok")) for i in tricky]
+    tasks.post_message(runtime, actor, made.id, "m", files)
+    for ident in tricky:
+        assert tasks.attachment(runtime, seeded.workspace_id, made.id, ident, as_base64=True)["data"] == b64(b"ok")
+    _, messages, _ = runtime.tasks.get_with_conversation(seeded.workspace_id, made.id, 50, None)
+    assert [m.text for m in messages] == ["m"]
 
 
 # C0 and C1 controls, DEL, every Bidi_Control character, the line and paragraph separators.

@@ -30,8 +30,11 @@ from mcp_types.methods import SPEC_CLIENT_METHODS
 
 from agent_workspace.api.app import create_app
 from agent_workspace.config import Settings
+from agent_workspace.domain.clock import iso
 from agent_workspace.domain.errors import WorkspaceError
+from agent_workspace.domain.ids import new_id
 from agent_workspace.domain.models import Actor
+from agent_workspace.domain.tasks import Task
 from agent_workspace.domain.tokens import TokenKind, hash_token
 from agent_workspace.local.stack import local_runtime
 from agent_workspace.mcp_server.dispatch import ToolOutcome, dispatch
@@ -1387,6 +1390,45 @@ def test_after_acceptance_the_previous_owner_and_its_shares_reach_nothing(world:
     with pytest.raises(WorkspaceError, match="no agent"):
         agent_memory.remember(w.rt, w.actor(), agent_id, session.id, "late", "x", "create", "user", "d", None)
     assert w.rt.agents.shares_of(agent_id) == [] and w.rt.agents.share(accomplice, agent_id) is None
+
+
+# == agent tokens of one workspace: a task named for one is never another's ==========================
+
+
+@pytest.mark.anyio
+async def test_a_task_named_for_one_agent_token_is_never_seen_or_taken_by_another_of_the_workspace(world: World):
+    """Within one workspace the queue is shared, except for the tasks the human named for one token: another token's
+    `next` and dequeue never show them, its claim is refused, and they stay where they were for their own token.
+    In an account of its own, so the victim's fingerprint stays as it is."""
+    rt = world.rt
+    account, human_token = accounts.create_account(rt.accounts, "Named queues")
+    workspace, named_for = accounts.create_workspace(rt.accounts, account, "Two agents", "")
+    other = accounts.issue_token(rt.accounts, TokenKind.AGENT, account, workspace.id)
+    human = Actor("human", account, workspace.id, human_token.record.id)
+    named = Task.new(
+        id=new_id(),
+        workspace_id=workspace.id,
+        by="human",
+        now=iso(rt.clock()),
+        title=f"{SECRET} named",
+        body="",
+        assignee="agent",
+        assigned_token=named_for.record.id,
+        column="ready",
+        number=rt.tasks.next_number(account, workspace.id),
+    )
+    rt.tasks.create(account, named)
+    tasks.create_task(rt, human, NewTask("open task", "for any agent"))
+    for action, payload in (("next", {}), ("get", {}), ("next", {})):
+        outcome = await act(world, other.token, "task", action, payload)
+        assert SECRET not in outcome.text and named.id not in outcome.text, (action, outcome.text)
+    for ref in (named.id, named.identifier):
+        outcome = await act(world, other.token, "task", "claim", {"taskId": ref})
+        assert outcome.is_error, outcome.text
+    still = rt.tasks.get(workspace.id, named.id, consistent=True)
+    assert still is not None and still.claim is None and still.status == "notstarted"
+    mine = await act(world, named_for.token, "task", "get", {})
+    assert json.loads(mine.text)["id"] == named.id, mine.text
 
 
 # == and after all of it ==========================================================================

@@ -221,7 +221,10 @@ def set_status(workspace_id: str, task_id: str, payload: StatusIn, human: HumanD
 
 
 @router.get(
-    "/{task_id}/attachments/{attachment_id}", response_model=AttachmentContent, response_model_exclude_unset=True
+    # `:path`: an id is any string, so it may hold '/' (sent percent-encoded, as %2F)
+    "/{task_id}/attachments/{attachment_id:path}",
+    response_model=AttachmentContent,
+    response_model_exclude_unset=True,
 )
 def get_attachment(
     workspace_id: str,

@@ -17,7 +17,9 @@ from agent_workspace.domain.paging import ANSWER_MAX
 from agent_workspace.domain.tasks import MAX_ATTACHMENT_BYTES
 from agent_workspace.domain.text import echo
 
-URI_MAX = 1024  # the longest URI a resource of ours has is under 300 characters (a skill file's)
+# The longest URI a resource of ours has: a task:// attachment whose 128-character id is percent-encoded (up to 12
+# characters for each of its characters: 1,536), after the task's reference.
+URI_MAX = 1600
 # The largest content one `resources/read` returns as a blob: the largest an attachment can be. Its base64
 # (5,592,408 characters) fits one response (domain.paging.ANSWER_MAX) with room for the envelope.
 BLOB_MAX = MAX_ATTACHMENT_BYTES

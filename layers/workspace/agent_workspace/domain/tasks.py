@@ -6,6 +6,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
+from urllib.parse import quote, unquote
 
 from pydantic import AliasGenerator, BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel, to_snake
@@ -13,7 +14,7 @@ from pydantic.alias_generators import to_camel, to_snake
 from agent_workspace.domain.columns import column_of, queue_rank
 from agent_workspace.domain.errors import NotFound, PayloadError
 from agent_workspace.domain.ids import is_id
-from agent_workspace.domain.text import SEGMENT_RULE, check_plain, echo, is_segment
+from agent_workspace.domain.text import check_plain, echo
 
 Status = Literal["notstarted", "ongoing", "blocked", "completed", "rejected"]
 Assignee = Literal["human", "agent"]
@@ -35,8 +36,14 @@ MAX_ATTACHMENTS = 10
 # Lambda refuses requests over 6 MB and base64 inflates content by 4/3, so ~4 MiB of decoded content
 # is what one call can carry; the limit is stated in help rather than met as a 413.
 MAX_ATTACHMENT_BYTES = 4 * 1024 * 1024
-ATTACHMENT_ID_RULE = f"1-{ATTACHMENT_ID_MAX} {SEGMENT_RULE}"
+# AgentRQ's attachment id is "any string": one line of plain text (`domain.text.check_plain`), bounded so that its
+# key and its percent-encoded links stay small; links carry it percent-encoded (`link_segment`).
+ATTACHMENT_ID_RULE = f"1-{ATTACHMENT_ID_MAX} characters of one line of plain text (no control characters)"
 MIME_TYPE_MAX = 255
+# DynamoDB refuses an item over 400 KB (409,600 bytes), after an update too, and the caller saw "internal error".
+# A task's writes check its size as stored against this, leaving room for the small writes that do not check
+# (a claim, a message's `updatedAt`).
+TASK_ITEM_BYTES_MAX = 400 * 1024 - 8 * 1024
 # type/subtype (RFC 6838 names), then parameters such as `; charset=utf-8` (RFC 9110 tokens or quoted strings):
 # the value becomes S3's Content-Type header, so nothing else, and no CR or LF, may reach it.
 _MIME_TOKEN = r"[A-Za-z0-9!#$%&'*+.^_`|~-]+"
@@ -68,7 +75,10 @@ class AttachmentIn(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
     id: str = Field(
-        description="Unique ID for this attachment within the task: letters, digits, '.', '_' and '-', e.g. 'schema'"
+        description=(
+            f"Unique ID for this attachment within the task: any string of 1-{ATTACHMENT_ID_MAX} characters without "
+            "control characters, e.g. 'schema v2 (final).sql'"
+        )
     )
     filename: str = Field(description='Display filename (e.g., "schema.sql")')
     mimeType: str = Field(description='MIME type (e.g., "text/plain", "image/png")')
@@ -407,17 +417,46 @@ def identifier_number(ref: str) -> int | None:
 ATTACHMENT_SCHEME = "task://"  # an attachment as an MCP resource: task://<taskId>/attachments/<attachmentId>
 ATTACHMENT_URI_RULE = (
     "task://<taskId>/attachments/<attachmentId>, the task's id (or short identifier such as WS-42) and the "
-    "attachment's id as the task lists it"
+    "attachment's id as the task lists it, percent-encoded (e.g. schema%20v2.sql)"
 )
 
 
+def is_attachment_id(value: str) -> bool:
+    """Whether `value` can be an attachment's id: what `decode_attachments` accepts, so lookups of anything else
+    answer "no such attachment" without reaching a key (a lone surrogate has no UTF-8 at all)."""
+    if not 0 < len(value) <= ATTACHMENT_ID_MAX:
+        return False
+    try:
+        check_plain(value, "id")
+    except PayloadError:
+        return False
+    return True
+
+
+def link_segment(value: str) -> str:
+    """`value` as one segment of a URL path or a `task://` URI: percent-encoded, '.' too where the segment is only
+    dots (URL parsers would remove it as a dot segment). The console's `linkSegment` does the same."""
+    encoded = quote(value, safe="")
+    return encoded.replace(".", "%2E") if value in (".", "..") else encoded
+
+
+def attachment_uri(task_ref: str, attachment_id: str) -> str:
+    """The `task://` resource of an attachment."""
+    return f"{ATTACHMENT_SCHEME}{task_ref}/attachments/{link_segment(attachment_id)}"
+
+
 def attachment_of_uri(uri: str) -> tuple[str, str]:
-    """The (task reference, attachment id) `task://<taskId>/attachments/<attachmentId>` names, else `PayloadError`."""
+    """The (task reference, attachment id) `task://<taskId>/attachments/<attachmentId>` names, else `PayloadError`.
+    The id is percent-decoded (strictly: invalid UTF-8 names nothing)."""
     parts = uri.removeprefix(ATTACHMENT_SCHEME).split("/")
     if len(parts) == 3 and parts[1] == "attachments":
-        task_ref, attachment_id = parts[0], parts[2]
+        task_ref = parts[0]
+        try:
+            attachment_id = unquote(parts[2], errors="strict")
+        except UnicodeDecodeError:
+            attachment_id = ""
         named_task = is_id(task_ref) or identifier_number(task_ref) is not None
-        if named_task and len(attachment_id) <= ATTACHMENT_ID_MAX and is_segment(attachment_id):
+        if named_task and is_attachment_id(attachment_id):
             return task_ref, attachment_id
     raise PayloadError(f"uri {echo(uri)!r} names no attachment: use {ATTACHMENT_URI_RULE}", field="uri")
 
@@ -440,11 +479,11 @@ def decode_attachments(raw: Sequence[AttachmentIn], field_name: str = "attachmen
     for index, item in enumerate(raw):
         where = f"{field_name}[{index}]"
         ident, filename, mime_type, data = item.id, item.filename, item.mimeType, item.data
-        if len(ident) > ATTACHMENT_ID_MAX or not is_segment(ident):
-            # the id is a segment of the REST and console download links: anything else could not be fetched
+        if not is_attachment_id(ident):
+            # any string, as AgentRQ's (links percent-encode it); no control characters, since people read it
             raise PayloadError(f"{where}.id must be {ATTACHMENT_ID_RULE}, e.g. 'schema'", field=f"{where}.id")
         if ident in seen:
-            raise PayloadError(f"{where}.id {ident!r} is used twice in this call", field=f"{where}.id")
+            raise PayloadError(f"{where}.id {echo(ident)!r} is used twice in this call", field=f"{where}.id")
         seen.add(ident)
         if not filename.strip() or len(filename) > FILENAME_MAX:
             raise PayloadError(

@@ -15,7 +15,6 @@ from agent_workspace.domain.ids import check_id, is_id, new_id
 from agent_workspace.domain.models import Actor
 from agent_workspace.domain.resources import check_blob_size
 from agent_workspace.domain.tasks import (
-    ATTACHMENT_ID_MAX,
     BODY_MAX,
     STATUSES,
     TEXT_MAX,
@@ -29,6 +28,7 @@ from agent_workspace.domain.tasks import (
     check_text,
     decode_attachments,
     identifier_number,
+    is_attachment_id,
 )
 from agent_workspace.domain.text import echo
 from agent_workspace.observability import count
@@ -293,11 +293,11 @@ def attachment_content(rt: Runtime, workspace_id: str, task_id: str, attachment_
     """An attachment and its bytes, as `getAttachment` with format base64 reads them, for MCP `resources/read`:
     refused before S3 is read when it is larger than one response carries (`resources.BLOB_MAX`)."""
     ref = _live_attachment(rt, workspace_id, task_id, attachment_id)
-    check_blob_size(f"attachment {attachment_id!r}", ref.size)
+    check_blob_size(f"attachment {echo(attachment_id)!r}", ref.size)
     content = rt.blobs.read(ref.key)
     if content is None:
         raise _expired(rt, attachment_id)
-    check_blob_size(f"attachment {attachment_id!r}", len(content))
+    check_blob_size(f"attachment {echo(attachment_id)!r}", len(content))
     return ref, content
 
 
@@ -323,8 +323,8 @@ def list_tasks(
 def _live_attachment(rt: Runtime, workspace_id: str, task_id: str, attachment_id: str) -> AttachmentRef:
     """The attachment of this workspace's task (an id or a short identifier), unless unknown or expired."""
     task_id = resolve(rt, workspace_id, task_id)
-    # An id longer than any stored one names nothing, and must not reach a key (DynamoDB's 1,024 bytes).
-    known = len(attachment_id) <= ATTACHMENT_ID_MAX
+    # An id no attachment can have names nothing, and must not reach a key (DynamoDB's 1,024 bytes, UTF-8 only).
+    known = is_attachment_id(attachment_id)
     ref = rt.tasks.get_attachment(workspace_id, task_id, attachment_id) if known else None
     if ref is None:
         raise NotFound(f"no attachment {echo(attachment_id)!r} in task {task_id}")
@@ -336,7 +336,7 @@ def _live_attachment(rt: Runtime, workspace_id: str, task_id: str, attachment_id
 
 def _expired(rt: Runtime, attachment_id: str) -> PayloadError:
     return PayloadError(
-        f"attachment {attachment_id!r} expired: files are kept {rt.settings.attachment_retention_days} days",
+        f"attachment {echo(attachment_id)!r} expired: files are kept {rt.settings.attachment_retention_days} days",
         field="attachmentId",
     )
 

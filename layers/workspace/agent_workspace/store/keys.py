@@ -4,6 +4,10 @@ The attribute and index names here must match the table in `template.yaml` (a co
 them); `docs/data-model.md` lists the access pattern each key serves.
 """
 
+import base64
+
+from agent_workspace.domain.text import is_segment
+
 PK = "PK"
 SK = "SK"
 GSI1 = "GSI1"
@@ -63,7 +67,20 @@ def message_sk(task_id: str, message_id: str) -> str:
 
 
 def attachment_sk(task_id: str, attachment_id: str) -> str:
-    return f"TASK#{task_id}#ATT#{attachment_id}"
+    """An attachment record, under a key derived from its id (any string, `domain.tasks.is_attachment_id`).
+
+    An id of URL-segment characters, as every id was before any string was accepted, is its own key, so records
+    stored then are found where they are; any other id is `~` and its UTF-8 in unpadded base64url, which no such id
+    can be, so no two ids share a key and no `#`, `/` or `~` of an id reaches the key's structure.
+    """
+    if not is_segment(attachment_id):
+        attachment_id = "~" + base64.urlsafe_b64encode(attachment_id.encode()).decode("ascii").rstrip("=")
+    return f"{attachment_prefix(task_id)}{attachment_id}"
+
+
+def attachment_prefix(task_id: str) -> str:
+    """The attachment records of one task."""
+    return f"TASK#{task_id}#ATT#"
 
 
 def run_sk(template_id: str, fire_at: str) -> str:
@@ -75,9 +92,14 @@ def run_prefix(template_id: str) -> str:
     return f"TASK#{template_id}#RUN#"
 
 
-def queue_pk(workspace_id: str) -> str:
-    """GSI1: the agent's work queue of one workspace, ordered by when each task becomes available."""
-    return f"QUEUE#{workspace_id}"
+def queue_pk(workspace_id: str, token_id: str | None = None) -> str:
+    """GSI1: a work queue of one workspace, ordered by when each task becomes available: the open queue, whose
+    tasks any of its agent tokens may take, or with `token_id` the tasks the human named for that token only.
+
+    Keyed by who may take a task, so a token's dequeue reads its own queue and the open one and never pages
+    through tasks named for other tokens (however many there are).
+    """
+    return f"QUEUE#{workspace_id}" if token_id is None else f"QUEUE#{workspace_id}#{token_id}"
 
 
 def queue_sk(available_at: str, task_id: str, rank: str = "") -> str:

@@ -16,7 +16,7 @@ from pydantic import TypeAdapter
 from agent_workspace.backoff import back_off
 from agent_workspace.domain.columns import DEFAULT_COLUMN
 from agent_workspace.domain.errors import Conflict, NotFound, PayloadError, Unavailable
-from agent_workspace.domain.tasks import AttachmentRef, Entry, Link, Message, Task, TaskFilter
+from agent_workspace.domain.tasks import TASK_ITEM_BYTES_MAX, AttachmentRef, Entry, Link, Message, Task, TaskFilter
 from agent_workspace.store import keys
 from agent_workspace.store.cursor import cursor_after, decode_cursor, encode_cursor
 from agent_workspace.store.dynamo import (
@@ -34,6 +34,7 @@ from agent_workspace.store.expressions import EXISTS, NEW_ITEM, Update, only_if,
 _CONTENTION_ROUNDS = 6  # bounded retries when another writer touched the same items meanwhile
 _QUEUE_PAGE = 10  # the first read of the queue; deeper pages when other agents took these
 _QUEUE_PAGE_MAX = 100
+_QUEUE_READS = 4  # Query pages one read of one queue takes at most: held tasks are skipped, never without bound
 _CONTENDED_TRIES = 2  # random claims per page once the oldest was lost
 _FILTERED_READS = 500  # tasks one filtered listing call evaluates at most
 
@@ -170,7 +171,7 @@ class TaskStore:
             moved = replace(edited, status=status, column=landing)
             if moved.queued:
                 moved = replace(moved, claim=None)
-                update.set(keys.GSI1_PK, keys.queue_pk(workspace_id))
+                update.set(keys.GSI1_PK, keys.queue_pk(workspace_id, moved.assigned_token))
                 update.set(keys.GSI1_SK, keys.queue_sk(current.created_at, task_id, moved.queue_rank))
             else:
                 update.remove(keys.GSI1_PK).remove(keys.GSI1_SK)
@@ -187,6 +188,8 @@ class TaskStore:
             items.append(self._count_update(account_id, workspace_id, {current.status: -1, status: 1}))
             if publication_id:
                 items.append(publication_put)
+            # The item as this change leaves it (its history one entry longer): refused by name past the budget.
+            check_task_size(replace(moved, updated_at=at, history=(*current.history, entry)))
             unblocked = self.unblocking(current, moved, at)
             items.extend(self.put_if_unchanged(before, after) for before, after in unblocked)
             items.extend(self.entry_put(workspace_id, task_id, e) for e in entries)
@@ -212,7 +215,7 @@ class TaskStore:
         at = max(now, current.updated_at)
         release = (
             Update()
-            .set(keys.GSI1_PK, keys.queue_pk(workspace_id))
+            .set(keys.GSI1_PK, keys.queue_pk(workspace_id, current.assigned_token))
             .set(keys.GSI1_SK, keys.queue_sk(current.created_at, current.id, current.queue_rank))
             .set("updatedAt", at)
             .remove("claim")
@@ -330,31 +333,44 @@ class TaskStore:
     def available(self, workspace_id: str, token_id: str, now: str, limit: int) -> list[dict[str, Any]]:
         """The first queued tasks this token may take now, in queue order (`domain.columns.queue_rank`).
 
-        One Query page of the queue index in the usual case. Skipped, and read past, are tasks held under a
-        lease that has not run out and tasks the human assigned to another token: few, since a dequeued task
-        leaves the queue once started.
+        Its own queue (the tasks the human named for it, which rank first) and, when that holds none it may take
+        now, the open queue: one Query page each in the usual case, never a task named for another token. Read
+        past are tasks held under a lease that has not run out, and in the open queue tasks named for another
+        token before named queues existed (the filter `mine`; a task moves to its token's queue on its next
+        write): at most `_QUEUE_READS` pages of each queue, then `Unavailable` rather than a false "empty".
         """
-        mine = Attr("assignedToken").not_exists() | Attr("assignedToken").eq(token_id)
         free = Attr("claim").not_exists() | Attr("claim.leaseExpiresAt").lte(now)
-        built = ConditionExpressionBuilder().build_expression(free & mine)
+        own, own_cut = self._queue_page(keys.queue_pk(workspace_id, token_id), free, limit)
+        if own:
+            return own
+        found, cut = self._queue_page(keys.queue_pk(workspace_id), free & _takeable_by(token_id), limit)
+        if not found and (cut or own_cut):
+            raise Unavailable("the first tasks of the queue are all held by claims of other agents; retry shortly")
+        return found
+
+    def _queue_page(self, partition: str, keep: ConditionBase, limit: int) -> tuple[list[dict[str, Any]], bool]:
+        """Up to `limit` items of one queue (GSI1 partition) that `keep` keeps, in order; and whether the reads
+        stopped at their cap with more of the queue unread."""
+        built = ConditionExpressionBuilder().build_expression(keep)
         request: dict[str, Any] = {
             "TableName": self._table,
             "IndexName": keys.GSI1,
             "KeyConditionExpression": "GSI1PK = :q",
             "FilterExpression": built.condition_expression,
             "ExpressionAttributeNames": built.attribute_name_placeholders,
-            "ExpressionAttributeValues": to_item(
-                {":q": keys.queue_pk(workspace_id), **built.attribute_value_placeholders}
-            ),
-            "Limit": limit,
+            "ExpressionAttributeValues": to_item({":q": partition, **built.attribute_value_placeholders}),
+            # DynamoDB's Limit counts items read before the filter: never page one item at a time.
+            "Limit": max(limit, _QUEUE_PAGE),
         }
         with translating_errors():
-            while True:
+            for _ in range(_QUEUE_READS):
                 page = self._db.query(**request)
                 found = [from_item(item) for item in page.get("Items", [])]
                 if found or "LastEvaluatedKey" not in page:
-                    return found
+                    return found[:limit], False
                 request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+                request["Limit"] = _QUEUE_PAGE_MAX
+        return [], True
 
     def peek_next(self, workspace_id: str, token_id: str, now: str) -> Task | None:
         """The task a dequeue by this token would take now, without taking it."""
@@ -368,11 +384,15 @@ class TaskStore:
         claim = (
             Update()
             .set("claim", {"tokenId": token_id, "claimedAt": now, "leaseExpiresAt": lease_until})
+            # In its token's queue from now on, if it was named before named queues existed.
+            .set(keys.GSI1_PK, keys.queue_pk(workspace_id, seen.get("assignedToken")))
             .set(keys.GSI1_SK, lease)
             # Still queued exactly where the page saw it: nobody claimed or moved it meanwhile.
             # Or already claimed by this very request: a claim DynamoDB applied but answered
             # with a 5xx is resent by botocore, and must not read as lost.
             .only_if(_queued_at(seen[keys.GSI1_SK]) | (_queued_at(lease) & _held_by(token_id, now)))
+            # Never a task named for another token, even one the human renamed since the page was read.
+            .only_if(_takeable_by(token_id))
         )
         try:
             with translating_errors():
@@ -554,7 +574,7 @@ class TaskStore:
                     sk = values[keys.SK]
                     if sk == keys.task_sk(task_id):
                         task = task_from(values)
-                    elif sk.startswith((keys.attachment_sk(task_id, ""), keys.run_prefix(task_id))):
+                    elif sk.startswith((keys.attachment_prefix(task_id), keys.run_prefix(task_id))):
                         continue  # attachment records (the task and messages carry copies) and a template's runs
                     elif len(messages) < limit:
                         messages.append(_message(values))
@@ -778,6 +798,11 @@ def _queued_at(position: str) -> ConditionBase:
     return status_is("notstarted") & Attr(keys.GSI1_SK).eq(position)
 
 
+def _takeable_by(token_id: str) -> ConditionBase:
+    """A task this agent token may take: one named for no token, or for this one."""
+    return Attr("assignedToken").not_exists() | Attr("assignedToken").eq(token_id)
+
+
 def _unchanged(task: Task) -> ConditionBase:
     """Nobody wrote the task since it was read: not a status change, message, edit or claim (a dequeue's claim
     changes no `updatedAt`, so the claim is compared too)."""
@@ -859,10 +884,55 @@ def task_item(task: Task) -> dict[str, Any]:
     item["column"] = task.board_column
     item["searchText"] = search_text(task)
     if task.queued:
-        item[keys.GSI1_PK] = keys.queue_pk(task.workspace_id)
+        item[keys.GSI1_PK] = keys.queue_pk(task.workspace_id, task.assigned_token)
         available = task.claim["leaseExpiresAt"] if task.claim else task.created_at
         item[keys.GSI1_SK] = keys.queue_sk(available, task.id, task.queue_rank)
+    _check_item_size(task, item)
     return item
+
+
+def check_task_size(task: Task) -> None:
+    """`PayloadError` if the task's item would pass `TASK_ITEM_BYTES_MAX` (see `task_item`)."""
+    task_item(task)
+
+
+def _check_item_size(task: Task, item: dict[str, Any]) -> None:
+    """Refuse, before any write, a task item DynamoDB would refuse: naming the largest of its parts (the search
+    text counts as the body it copies)."""
+    size = item_size(item)
+    if size <= TASK_ITEM_BYTES_MAX:
+        return
+    parts = {name: _value_size(value) for name, value in item.items()}
+    parts["body"] = parts.get("body", 0) + parts.pop("searchText", 0)
+    largest = max((name for name in parts if name not in (keys.PK, keys.SK)), key=parts.__getitem__)
+    raise PayloadError(
+        f"{largest}: task {task.id} would take {size:,} bytes as stored; a task holds at most "
+        f"{TASK_ITEM_BYTES_MAX:,} (DynamoDB's item limit), and its {largest} takes {parts[largest]:,} of them",
+        field=largest,
+    )
+
+
+def item_size(item: dict[str, Any]) -> int:
+    """An item's size as DynamoDB counts it against 400 KB (an upper bound): each attribute's name in UTF-8 plus its
+    value; a string its UTF-8, a number at most 21 bytes, a list or map 3 bytes plus 1 per element (and each map
+    key's name)."""
+    return sum(len(name.encode()) + _value_size(value) for name, value in item.items())
+
+
+def _value_size(value: Any) -> int:
+    if isinstance(value, str):
+        return len(value.encode("utf-8", "surrogatepass"))
+    if isinstance(value, bool) or value is None:
+        return 1
+    if isinstance(value, int | float):
+        return 21
+    if isinstance(value, bytes):
+        return len(value)
+    if isinstance(value, dict):
+        return 3 + sum(1 + len(str(k).encode()) + _value_size(v) for k, v in value.items())
+    if isinstance(value, list | tuple | set | frozenset):
+        return 3 + sum(1 + _value_size(v) for v in value)
+    return len(str(value).encode())
 
 
 def search_text(task: Task) -> str:

@@ -8,7 +8,7 @@ from agent_workspace.blocking import run_blocking
 from agent_workspace.domain.elicitations import MAX_TIMEOUT_SECONDS
 from agent_workspace.domain.errors import PayloadError
 from agent_workspace.domain.models import Actor
-from agent_workspace.domain.tasks import MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS, AttachmentIn
+from agent_workspace.domain.tasks import ATTACHMENT_ID_MAX, MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS, AttachmentIn
 from agent_workspace.mcp_server.registry import Action, Call, Payload, Tool
 from agent_workspace.services import elicitations, tasks, waits
 from agent_workspace.services.tasks import NewTask
@@ -20,7 +20,10 @@ _LIMITS = f"At most {MAX_ATTACHMENTS} files and {MAX_ATTACHMENT_BYTES // (1024 *
 
 _ATTACHMENTS: Any = Field(
     default_factory=list,
-    description=f"Optional attachments: [{{id, filename, mimeType, data}}] with base64 data. {_LIMITS}",
+    description=(
+        "Optional attachments: [{id, filename, mimeType, data}] with base64 data; id is any string of "
+        f"1-{ATTACHMENT_ID_MAX} characters without control characters, unique in the task. {_LIMITS}"
+    ),
 )
 
 
@@ -114,7 +117,9 @@ class ElicitPayload(Payload):
 
 class GetAttachmentPayload(Payload):
     taskId: str = Field(description="The task the attachment belongs to")
-    attachmentId: str = Field(description="The attachment's id, as listed on the task or message")
+    attachmentId: str = Field(
+        description="The attachment's id, exactly as listed on the task or message (not percent-encoded here)"
+    )
     format: Literal["url", "base64"] = Field(
         "url", description="'url' (default) for a time-limited link, 'base64' for the content itself"
     )

@@ -135,6 +135,8 @@ async function api(method, path, body, token = state.token) {
 }
 
 const seg = encodeURIComponent;
+// An attachment id is any string: percent-encoded, and a segment of only dots too, which URL parsers would drop.
+const linkSegment = (value) => (value === "." || value === ".." ? value.replaceAll(".", "%2E") : seg(value));
 const ws = (rest = "") => `/api/workspaces/${seg(state.workspaceId)}${rest}`;
 
 // -- messages to the human ------------------------------------------------------------------------
@@ -298,7 +300,7 @@ function attachmentItem(taskId, attachment) {
     try {
       const found = await api(
         "GET",
-        ws(`/tasks/${seg(taskId)}/attachments/${seg(attachment.id)}?format=url`),
+        ws(`/tasks/${seg(taskId)}/attachments/${linkSegment(attachment.id)}?format=url`),
       );
       const href = safeHttpUrl(found && found.url);
       if (!href) throw new Error("the server gave no download link");
