@@ -115,7 +115,9 @@ class StatusChange(Shown):
 
 class TaskDetail(TaskView):
     conversation: Conversation
-    history: list[StatusChange] = Field(description="Every status change, oldest first; the first is the creation.")
+    history: list[StatusChange] = Field(
+        description="Status changes, oldest first: the creation, then the latest 99 (each is in the activity feed)."
+    )
 
 
 class RunPage(Shown):

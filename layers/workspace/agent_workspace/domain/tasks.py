@@ -44,6 +44,9 @@ MIME_TYPE_MAX = 255
 # A task's writes check its size as stored against this, leaving room for the small writes that do not check
 # (a claim, a message's `updatedAt`).
 TASK_ITEM_BYTES_MAX = 400 * 1024 - 8 * 1024
+# A task's status history, kept in its item, is its creation and its latest changes: a task moved back and forth
+# without end would otherwise grow past the item limit. Every change is on the activity feed as well.
+HISTORY_MAX = 100
 # type/subtype (RFC 6838 names), then parameters such as `; charset=utf-8` (RFC 9110 tokens or quoted strings):
 # the value becomes S3's Content-Type header, so nothing else, and no CR or LF, may reach it.
 _MIME_TOKEN = r"[A-Za-z0-9!#$%&'*+.^_`|~-]+"
@@ -197,6 +200,9 @@ class Task:
     clear_context: bool = False
     claim: dict[str, str] | None = None
     history: tuple[dict[str, str], ...] = field(default_factory=tuple)
+    # Status changes ever made (the history keeps the latest only): what a status write is conditional on.
+    # None on a task stored before it was counted, whose history is whole.
+    status_changes: int | None = None
     # A cron template: when it fires next (absent once a one-time schedule has fired) and how often it has.
     next_fire_at: str | None = None
     run_count: int = 0
@@ -282,8 +288,17 @@ class Task:
             created_at=now,
             updated_at=now,
             history=(first,),
+            status_changes=0,
             **fields,
         )
+
+    def changed_to(self, entry: dict[str, str]) -> tuple[tuple[dict[str, str], ...], int]:
+        """The history and the count of changes after one more: the creation and the latest `HISTORY_MAX - 1`."""
+        history = (*self.history, entry)
+        if len(history) > HISTORY_MAX:
+            history = (history[0], *history[len(history) - HISTORY_MAX + 1 :])
+        done = self.status_changes if self.status_changes is not None else len(self.history) - 1
+        return history, done + 1
 
     def public(self) -> dict[str, Any]:
         return TaskView.model_validate(self).model_dump(exclude_none=True)

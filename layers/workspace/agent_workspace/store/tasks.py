@@ -188,8 +188,9 @@ class TaskStore:
             items.append(self._count_update(account_id, workspace_id, {current.status: -1, status: 1}))
             if publication_id:
                 items.append(publication_put)
-            # The item as this change leaves it (its history one entry longer): refused by name past the budget.
-            check_task_size(replace(moved, updated_at=at, history=(*current.history, entry)))
+            history, changes = current.changed_to(entry)
+            # The item as this change leaves it: refused by name past the budget.
+            check_task_size(replace(moved, updated_at=at, history=history, status_changes=changes))
             unblocked = self.unblocking(current, moved, at)
             items.extend(self.put_if_unchanged(before, after) for before, after in unblocked)
             items.extend(self.entry_put(workspace_id, task_id, e) for e in entries)
@@ -201,7 +202,8 @@ class TaskStore:
             changed = replace(
                 moved,
                 updated_at=at,
-                history=(*current.history, entry),
+                history=history,
+                status_changes=changes,
                 questions=() if status != "blocked" else moved.questions,
                 event_publication_id=publication_id or current.event_publication_id,
             )
@@ -728,7 +730,7 @@ def touch_task(table: str, workspace_id: str, task_id: str, now: str) -> dict[st
 
 
 # What `_status_change` and the index keys own; an edit riding along with a status change sets the rest.
-_STATUS_OWNED = frozenset({"status", "column", "updatedAt", "history", "questions"})
+_STATUS_OWNED = frozenset({"status", "column", "updatedAt", "history", "statusChanges", "questions"})
 
 
 def _edits(update: Update, before: Task, after: Task, status: str) -> None:
@@ -745,17 +747,23 @@ def _edits(update: Update, before: Task, after: Task, status: str) -> None:
 
 
 def _status_change(update: Update, task: Task, status: str, entry: dict[str, Any], column: str) -> Update:
-    """`update` moving the task as read to `status`: its history, its listing (GSI2) and `updatedAt` move too.
+    """`update` moving the task as read to `status`: its history (bounded), its count of changes, its listing (GSI2)
+    and `updatedAt` move too.
 
     Conditional on the status read, so of two concurrent changes to the same old status only one applies.
     """
     if status != "blocked" and task.questions:
         update.remove("questions")  # a blocker's questions go with the blocker
+    history, changes = task.changed_to(entry)
+    if len(history) == len(task.history) + 1:
+        update.set_expr("history", "list_append(#history, :entry)", entry=[entry])
+    else:  # at its bound: written whole, safe as the write is conditional on the changes read
+        update.set("history", list(history))
     return (
         update.set("status", status)
         .set("column", column)
         .set("updatedAt", entry["at"])
-        .set_expr("history", "list_append(#history, :entry)", entry=[entry])
+        .set("statusChanges", changes)
         .set(keys.GSI2_SK, keys.listing_sk(status, task.created_at, task.id))
         .only_if(status_is(task.status))
     )
@@ -815,13 +823,16 @@ def _claim_as_read(task: Task) -> ConditionBase:
 
 
 def _unchanged_since_read(task: Task) -> ConditionBase:
-    """No status change since the task was read: its history is as long. The status alone would let a change
-    read before A -> B -> A apply after them, its entry stamped before theirs. Nor a new link: a completion
-    takes itself off the waiting lists of the tasks it blocks as read, and one linked since would wait on."""
+    """No status change since the task was read: as many changes counted (a task stored before the count: its
+    history as long). The status alone would let a change read before A -> B -> A apply after them, its entry
+    stamped before theirs. Nor a new link: a completion takes itself off the waiting lists of the tasks it blocks
+    as read, and one linked since would wait on."""
     links = Attr("links").size().eq(len(task.links))
     if not task.links:
         links = Attr("links").not_exists() | links
-    return Attr("history").size().eq(len(task.history)) & links
+    if task.status_changes is None:
+        return Attr("statusChanges").not_exists() & Attr("history").size().eq(len(task.history)) & links
+    return Attr("statusChanges").eq(task.status_changes) & links
 
 
 def _held_by(token_id: str, claimed_at: str) -> ConditionBase:
