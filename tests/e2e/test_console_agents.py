@@ -87,9 +87,16 @@ def test_an_agent_made_in_the_console_keeps_prompt_versions_shows_a_diff_and_hon
     expect(changes.locator(".diff-add")).to_have_text(["+ Be strict.", "+ Cite the line."])
     expect(detail(page).locator("#agent-diff-summary")).to_have_text("2 lines added, 1 line removed.")
 
-    # The @handle is the owner's to change; the header follows.
-    detail(page).get_by_text("Edit name, description, @handle").click()
-    detail(page).get_by_label("@handle").fill("reviewer")
+    # The @handle is the owner's to change; the header follows. What is typed as the form opens stays typed: typing
+    # in the same task as the click, before the details' `toggle` event (a task of its own) has fired.
+    page.evaluate(
+        """() => {
+            document.querySelector("#agent-edit summary").click();
+            document.querySelector("#agent-edit-slug").value = "reviewer";
+        }"""
+    )
+    page.evaluate("() => new Promise((done) => setTimeout(done, 100))")
+    expect(detail(page).get_by_label("@handle")).to_have_value("reviewer")
     detail(page).get_by_label("Description", exact=True).fill("Reads every pull request.")
     detail(page).get_by_role("button", name="Save changes").click()
     expect(status(page)).to_contain_text("(@reviewer)")

@@ -1366,8 +1366,10 @@ export function createAgents(ui) {
       const typing = event.target.closest("input, textarea, select");
       if (event.key === "Escape" && !typing && !event.defaultPrevented) closeAgent();
     });
-    $("agent-edit").addEventListener("toggle", () => {
-      if ($("agent-edit").open && a.agent) fillEdit(a.agent);
+    // Filled as the summary is clicked, before the form opens: `toggle` fires later, as a task of its own, and
+    // would overwrite what the person has started typing (Enter and Space on a summary click it too).
+    $("agent-edit").querySelector("summary").addEventListener("click", () => {
+      if (!$("agent-edit").open && a.agent) fillEdit(a.agent);
     });
     $("agent-edit-form").addEventListener("submit", saveEdit);
     $("agent-lock").addEventListener("click", switchAction("prompt-lock"));
