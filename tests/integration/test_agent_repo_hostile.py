@@ -14,20 +14,9 @@ from botocore.exceptions import ReadTimeoutError
 
 from agent_workspace.store import keys
 from agent_workspace.store.cursor import cursor_after
+from tests.integration.test_agent_repo_mcp import ok, refused
 
 pytestmark = pytest.mark.anyio
-
-
-async def ok(client, tool: str, /, **arguments) -> dict:
-    text, is_error = await client.raw(tool, arguments)
-    assert not is_error, text
-    return json.loads(text)
-
-
-async def refused(client, tool: str, arguments: dict) -> str:
-    text, is_error = await client.raw(tool, arguments)
-    assert is_error, text
-    return text
 
 
 @pytest.mark.parametrize(
