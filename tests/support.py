@@ -28,6 +28,8 @@ import pytest
 import uvicorn
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.server.auth.provider import AuthorizationParams
+from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 from agent_workspace.api.app import create_app
 from agent_workspace.config import get_settings
@@ -37,7 +39,9 @@ from agent_workspace.local.stack import Seed, local_runtime, seed
 from agent_workspace.mcp_server.dispatch import ToolOutcome, dispatch
 from agent_workspace.mcp_server.registry import Call
 from agent_workspace.runtime import Runtime
-from agent_workspace.services import elicitations, events
+from agent_workspace.services import elicitations, events, oauth_consent
+from agent_workspace.services.oauth_clients import ClientDirectory
+from agent_workspace.services.oauth_provider import CURRENT, OAuthRequest, WorkspaceOAuthProvider
 from agent_workspace.tools import REGISTRY
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -330,6 +334,42 @@ def furnished_world(moto_endpoint: str, clients: Any, question_seconds: int = 1,
     seeded = seed(runtime)
     with anyio.from_thread.start_blocking_portal() as portal:
         yield World(runtime, seeded, portal, portal.call(furnish, runtime, seeded, question_seconds))
+
+
+# -- OAuth sign-in ----------------------------------------------------------------------------------------
+
+
+async def connect_app(
+    runtime: Runtime, workspace_id: str, human_token: str, scopes: tuple[str, ...] = ("read", "write")
+) -> tuple[str, OAuthToken]:
+    """An app signed in to the workspace through the provider's own steps, as `/authorize`, the consent page and
+    `/token` take them: (its grant id, its tokens)."""
+    directory = ClientDirectory(runtime)
+    provider = WorkspaceOAuthProvider(runtime, directory)
+    redirect = "http://127.0.0.1:9/callback"
+    app = OAuthClientInformationFull(client_id=uuid.uuid4().hex, redirect_uris=[redirect], client_name="App")
+    directory.register(app)
+    context = CURRENT.set(OAuthRequest("http://testserver", "127.0.0.1"))
+    try:
+        client = await provider.get_client(app.client_id)
+        assert client is not None
+        params = AuthorizationParams(
+            state="s",
+            scopes=list(scopes),
+            code_challenge="c" * 43,
+            redirect_uri=redirect,
+            redirect_uri_provided_explicitly=True,
+        )
+        consent = urlsplit(await provider.authorize(client, params))
+        human = runtime.accounts.resolve_token(hash_token(human_token))
+        assert human is not None
+        request_id = parse_qs(consent.query)["request"][0]
+        answer = oauth_consent.decide(runtime, human, request_id, True, workspace_id, "http://testserver")
+        code = await provider.load_authorization_code(client, parse_qs(urlsplit(answer).query)["code"][0])
+        assert code is not None
+        return code.grant_id, await provider.exchange_authorization_code(client, code)
+    finally:
+        CURRENT.reset(context)
 
 
 # -- the human REST API ----------------------------------------------------------------------------------

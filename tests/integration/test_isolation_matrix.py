@@ -67,7 +67,7 @@ from agent_workspace.tools import REGISTRY
 from agent_workspace.tools.agent import PERSON_ONLY
 from agent_workspace.tools.task import AttachmentIn
 from agent_workspace.workers import fan_out
-from tests.support import LiveServer, b64, bearer
+from tests.support import LiveServer, b64, bearer, connect_app
 
 SECRET = f"victim-secret-{secrets.token_hex(6)}"  # in every piece of A's content, never in an attacker's payload
 SITE = "https://victim-site.example"
@@ -133,6 +133,7 @@ class World:
     project_id: str
     epic_id: str
     claimed_task_id: str  # a board task W1's agent holds under a live claim
+    grant_id: str  # an app signed in to W1 (OAuth)
     agent_w1_other: str  # another agent token of W1: not the claimant
     permission_id: str  # a pending permission question of W1's channel (and W1 always allows VictimTool)
     agent_id: str  # an agent of A's repo: every workspace of A may use it, by design
@@ -176,6 +177,7 @@ class World:
             self.queued_call_id,
             self.pending_call_id,
             self.claimed_task_id,
+            self.grant_id,
         }
 
     def ids_of_w1(self) -> set[str]:
@@ -277,6 +279,7 @@ def build_world(rt: Runtime, http: httpx.Client) -> World:
     always, _ = channel.ask_permission(rt, agent, "victim-1", "VictimTool", f"{SECRET} d", f"{SECRET} p", None)
     channel.decide(rt, w1.id, always["id"], "always")
     permission, _ = channel.ask_permission(rt, agent, "victim-2", "OtherTool", f"{SECRET} d", f"{SECRET} p", None)
+    grant_id, _ = anyio.run(connect_app, rt, w1.id, human_a.token)
 
     return World(
         rt=rt,
@@ -317,6 +320,7 @@ def build_world(rt: Runtime, http: httpx.Client) -> World:
         project_id=project.id,
         epic_id=epic.id,
         claimed_task_id=claimed.id,
+        grant_id=grant_id,
         agent_w1_other=agent_w1_other.token,
         permission_id=permission["id"],
         agent_id=repo_agent.id,
@@ -412,6 +416,7 @@ def snapshot(w: World) -> dict[str, str]:
         "calls": [rt.site_tools.get_call(a, c) for c in (w.running_call_id, w.queued_call_id, w.pending_call_id)],
         "board": [rt.board.read(w1), rt.board.get_project(w1, w.project_id), rt.board.get_epic(w1, w.epic_id)],
         "agent": [rt.agents.get(w.agent_id, True), rt.agents.prompt(w.agent_id, 1)],
+        "connected apps": rt.oauth.list_grants(a, w1),
         "schedules": [rt.schedules.get(name) for name in (schedule_name(w1, w.template_id), f"pano-{a}-{w.doc_id}")],
     }
     return {name: json.dumps(_without_links(value), sort_keys=True, default=repr) for name, value in sections.items()}
@@ -1209,6 +1214,14 @@ ROUTES: dict[str, RouteCase] = {
         lambda w: {"call_id": w.running_call_id}, bodies={"POST": lambda w: {"result": {"attacker": True}}}
     ),
     "/api/workspaces/{workspace_id}/site-calls": RouteCase(_w1),
+    "/api/workspaces/{workspace_id}/connected-apps": RouteCase(_w1),
+    "/api/workspaces/{workspace_id}/connected-apps/{grant_id}": RouteCase(
+        lambda w: {"workspace_id": w.w1, "grant_id": w.grant_id}
+    ),
+    # A pending sign-in belongs to no account until a person decides it; an unknown one is 404 for everyone.
+    "/api/oauth/requests/{request_id}": RouteCase(
+        lambda w: {"request_id": "no-such-request"}, bodies={"POST": lambda w: {"decision": "deny"}}
+    ),
     "/api/workspaces/{workspace_id}/site-calls/{call_id}/decision": RouteCase(
         lambda w: {"workspace_id": w.w1, "call_id": w.pending_call_id},
         bodies={"POST": lambda w: {"decision": "always_allow"}},

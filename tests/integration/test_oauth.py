@@ -249,7 +249,8 @@ def test_registration_accepts_https_loopback_and_a_native_apps_scheme(live):
         assert register(live.url, redirect).status_code == 201, redirect
 
 
-def test_registration_is_bounded_per_address(live):
+def test_registration_is_bounded_per_address(live, clock):
+    clock.set(clock.now)  # one minute's window throughout
     statuses = [register(live.url).status_code for _ in range(oauth.REGISTRATIONS_PER_MINUTE_PER_ADDRESS + 1)]
     assert statuses[:-1] == [201] * oauth.REGISTRATIONS_PER_MINUTE_PER_ADDRESS
     assert statuses[-1] == 429
@@ -440,3 +441,83 @@ def test_the_workspace_lists_its_connected_apps_and_revoking_one_ends_it(live, r
         f"{live.url}/api/workspaces/{seeded.workspace_id}/connected-apps", headers=bearer(stranger.token)
     )
     assert foreign.status_code == 404
+
+
+@pytest.mark.anyio
+async def test_a_load_agent_session_belongs_to_the_grant_and_survives_a_token_refresh(live, seeded):
+    """OMR: "A session belongs to your connection, not your access token, so it survives a token refresh"."""
+    client, first = signed_in(live.url, seeded)
+    async with connected(live.url, first["access_token"]) as app:
+        text, is_error = await app("agent", "create", name="Release Captain", prompt="You run our releases.")
+        assert not is_error, text
+        loaded, is_error = await app.raw("load_agent", {"agent": "release-captain"})
+        assert not is_error, loaded
+    session = loaded.rsplit("Session: ", 1)[1][:36]
+    second = refresh(live.url, client, first["refresh_token"]).json()
+    async with connected(live.url, second["access_token"]) as app:
+        remembered, is_error = await app.raw(
+            "agent_remember",
+            {
+                "agent": "release-captain",
+                "session": session,
+                "name": "checklist",
+                "type": "project",
+                "body": "Smoke.",
+                "description": "Steps",
+            },
+        )
+        assert not is_error, remembered
+    async with connected(live.url, seeded.agent_token) as other:  # another token of the workspace: not its session
+        text, is_error = await other.raw(
+            "agent_remember",
+            {
+                "agent": "release-captain",
+                "session": session,
+                "name": "other",
+                "type": "project",
+                "body": "x",
+                "description": "d",
+            },
+        )
+        assert is_error, text
+
+
+def test_a_workspace_holds_a_bounded_number_of_connected_apps(live, runtime, seeded, monkeypatch):
+    monkeypatch.setattr(oauth, "GRANTS_PER_WORKSPACE", 2)
+    signed_in(live.url, seeded)
+    signed_in(live.url, seeded)
+    client, pkce = client_id(live.url), Pkce()
+    refused = decide(
+        live.url, seeded.human_token, request_id(authorize(live.url, client, pkce)), "allow", seeded.workspace_id
+    )
+    assert refused.status_code == 409 and "connected apps" in refused.json()["detail"]
+
+
+def test_a_client_metadata_document_client_signs_in_and_is_shown_verified(live, runtime, seeded):
+    document_url = "https://app.example/oauth/client.json"
+    fetched: list[str] = []
+
+    def fetch(url: str) -> dict:
+        fetched.append(url)
+        return {"client_id": url, "client_name": "Example App", "redirect_uris": ["https://app.example/callback"]}
+
+    runtime.fetch_client_metadata = fetch
+    pkce = Pkce()
+    request = request_id(authorize(live.url, document_url, pkce, "https://app.example/callback"))
+    shown = httpx.get(f"{live.url}/api/oauth/requests/{request}", headers=bearer(seeded.human_token)).json()
+    assert shown["client"]["name"] == "Example App" and shown["client"]["verified"] is True
+    assert shown["client"]["registration"] == "metadata-document"
+    code = answer(decide(live.url, seeded.human_token, request, workspace=seeded.workspace_id))["code"]
+    tokens = exchange(live.url, document_url, code, pkce, "https://app.example/callback")
+    assert tokens.status_code == 200, tokens.text
+    assert fetched == [document_url]  # cached: the token endpoint did not fetch it again
+
+
+def test_a_client_metadata_document_that_cannot_be_used_gets_an_error_page(live, runtime):
+    def fetch(url: str) -> dict:
+        return {"client_id": url, "redirect_uris": ["javascript:alert(1)"]}
+
+    runtime.fetch_client_metadata = fetch
+    response = authorize(live.url, "https://bad.example/client.json", Pkce(), "javascript:alert(1)")
+    assert response.status_code == 400 and "location" not in response.headers
+    assert "javascript" in response.text and "not allowed" in response.text

@@ -87,7 +87,7 @@ class ClientDirectory:
 
     def __init__(self, runtime: Runtime) -> None:
         self._runtime = runtime
-        self._fetch = runtime.fetch_client_metadata or MetadataFetcher().fetch
+        self._fetcher = MetadataFetcher()
 
     def _now(self) -> int:
         return int(self._runtime.clock().timestamp())
@@ -114,7 +114,7 @@ class ClientDirectory:
         if not self.admit(source):
             raise LookupError("too many new clients from this address or in all; try again in a minute")
         try:
-            document = validate_document(url, self._fetch(url))
+            document = validate_document(url, (self._runtime.fetch_client_metadata or self._fetcher.fetch)(url))
             problem = redirect_problems(list(document.get("redirect_uris", [])))
             if problem:
                 raise ClientMetadataError(f"the client's metadata document at {url}: {problem}")
