@@ -4,6 +4,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property
+from typing import Any
 
 from agent_workspace.config import Settings
 from agent_workspace.store.accounts import AccountStore
@@ -18,6 +19,7 @@ from agent_workspace.store.elicitations import ElicitationStore
 from agent_workspace.store.events import EventStore
 from agent_workspace.store.memory import MemoryStore
 from agent_workspace.store.notifications import Mailer, NotificationStore, PushSubscriptions, StackSecret
+from agent_workspace.store.oauth import OAuthStore
 from agent_workspace.store.pano import PanoStore
 from agent_workspace.store.queue import EventQueue
 from agent_workspace.store.schedules import ScheduleStore, ScheduleTarget
@@ -36,6 +38,9 @@ class Runtime:
     settings: Settings
     clients: AwsClients
     clock: Callable[[], datetime] = field(default=_utc_now)  # tests move time forward instead of sleeping
+    # How OAuth client metadata documents are fetched: None is `services.client_metadata`'s bounded fetcher; the
+    # tests, which cannot reach the internet, put the documents here.
+    fetch_client_metadata: Callable[[str], dict[str, Any]] | None = None
 
     @classmethod
     def from_settings(cls, settings: Settings) -> "Runtime":
@@ -130,3 +135,7 @@ class Runtime:
     @cached_property
     def push_subscriptions(self) -> PushSubscriptions:
         return PushSubscriptions(self.clients.dynamodb, self.settings.table_name)
+
+    @cached_property
+    def oauth(self) -> OAuthStore:
+        return OAuthStore(self.clients.dynamodb, self.settings.table_name)

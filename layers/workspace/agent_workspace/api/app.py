@@ -1,6 +1,6 @@
 """The one ASGI app, served by uvicorn locally and by Mangum in Lambda."""
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI
 from mcp.server.transport_security import RequestBodyLimitMiddleware
 from starlette.routing import Route
 
@@ -18,15 +18,16 @@ from agent_workspace.api import (
     human_tokens,
     memory,
     notifications,
+    oauth_consent,
     pano,
     skills,
     tasks,
     workspaces,
 )
-from agent_workspace.api.auth import METADATA_PATH, base_url
 from agent_workspace.api.guard import HostOriginGuard
 from agent_workspace.api.hangup import HangupWatch
 from agent_workspace.api.html_policy import HtmlPolicy
+from agent_workspace.api.oauth import OAuthServer
 from agent_workspace.api.response_limit import ResponseSizeLimit
 from agent_workspace.mcp_server.endpoint import McpEndpoint
 from agent_workspace.mcp_server.server import workspace_server
@@ -55,17 +56,8 @@ def create_app(runtime: Runtime) -> FastAPI:
     def health() -> dict:
         return {"status": "ok"}
 
-    @app.get(METADATA_PATH, tags=["meta"])
-    @app.get(METADATA_PATH + "/mcp", include_in_schema=False)
-    def protected_resource_metadata(request: Request) -> dict:
-        """RFC 9728: where clients learn that /mcp takes a bearer token in the Authorization header."""
-        base = base_url(runtime, request)
-        return {
-            "resource": f"{base}/mcp",
-            "bearer_methods_supported": ["header"],
-            "resource_name": "Agent Workspace",
-            "resource_documentation": f"{base}/openapi.json",
-        }
+    # Sign-in (OAuth 2.1, the MCP authorization spec): metadata, /authorize, /token, /register, /revoke.
+    app.router.routes.extend(OAuthServer(runtime).routes())
 
     app.include_router(workspaces.router)
     app.include_router(human_tokens.router)
@@ -81,6 +73,7 @@ def create_app(runtime: Runtime) -> FastAPI:
     app.include_router(board_tasks.router)
     app.include_router(bridge.router)
     app.include_router(notifications.router)
+    app.include_router(oauth_consent.router)
     app.include_router(console.router)
     # Outermost first: a policy on every HTML page, note a client's hang-up (a wait serving it stops), refuse
     # bad Hosts/Origins, then oversized bodies (413) before anything reads them; innermost, an answer too large

@@ -29,7 +29,7 @@ def authenticate(runtime: Runtime, headers: Headers, kind: TokenKind) -> Princip
     now = runtime.clock().timestamp()
     window = int(now // 60)
     try:
-        principal = runtime.accounts.admit(hash_token(token), window, runtime.settings.rate_limit_per_minute)
+        principal = runtime.accounts.admit(hash_token(token), now, runtime.settings.rate_limit_per_minute)
     except RateLimited as limited:
         limited.retry_after = max(1, int((window + 1) * 60 - now) + 1)  # until the next minute begins
         raise

@@ -13,6 +13,8 @@ class Principal:
     account_id: str
     token_id: str
     workspace_id: str | None = None  # set for agent tokens only
+    # What a signed-in app was granted (`domain.oauth` scopes); None for a token minted in the console: everything.
+    scopes: frozenset[str] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from agent_workspace.blocking import run_blocking
+from agent_workspace.domain import oauth
 from agent_workspace.domain.errors import WorkspaceError, field_path
 from agent_workspace.domain.paging import ANSWER_MAX, structured_wire_size, text_wire_size
 from agent_workspace.domain.text import DETAIL_MAX, echo
@@ -135,6 +136,9 @@ async def _run(tool: Tool, action: Action, call: Call, payload: BaseModel, liste
     name is listed with no schema, and a peer's text answer has no structured copy (OMR's load_agent: "text blocks,
     with no structured copy"), so there a text answer is text only; a JSON answer keeps its structured copy."""
     where = f"{tool.name} {action.name}"
+    refusal = oauth.scope_refusal(call.principal.scopes, oauth.READ if action.read_only else oauth.WRITE)
+    if refusal:
+        return ToolOutcome(f"{where}: {refusal}", is_error=True)
     try:
         if inspect.iscoroutinefunction(action.handler):
             result = await action.handler(call, payload)

@@ -55,15 +55,21 @@ def _tokens_of(workspace_id: str | None) -> _Counter:
     return _Counter(_TOKEN_COUNT, keys.token_ref_prefix(_scope(workspace_id)))
 
 
-def _room_in_window(window: int, limit: int) -> ConditionBase:
-    """The token is there, under its limit in the current window. A window already newer than ours (another
+def _live(now: int) -> ConditionBase:
+    """The token is there and has not expired: a signed-in app's access token lives an hour (`domain.oauth`), and
+    DynamoDB's TTL deletes it only some time after that, so the expiry is checked here, in the same write."""
+    return EXISTS & (Attr(keys.TTL_ATTRIBUTE).not_exists() | Attr(keys.TTL_ATTRIBUTE).gt(now))
+
+
+def _room_in_window(window: int, limit: int, now: int) -> ConditionBase:
+    """The token is live, under its limit in the current window. A window already newer than ours (another
     instance's clock ran ahead) counts as ours."""
-    return EXISTS & Attr("rateWindow").gte(window) & Attr("rateCount").lt(limit)
+    return _live(now) & Attr("rateWindow").gte(window) & Attr("rateCount").lt(limit)
 
 
-def _window_over(window: int) -> ConditionBase:
-    """The token is there, and its window (if any) is older than `window`: this request opens the new one."""
-    return EXISTS & (Attr("rateWindow").not_exists() | Attr("rateWindow").lt(window))
+def _window_over(window: int, now: int) -> ConditionBase:
+    """The token is live, and its window (if any) is older than `window`: this request opens the new one."""
+    return _live(now) & (Attr("rateWindow").not_exists() | Attr("rateWindow").lt(window))
 
 
 class AccountStore:
@@ -208,8 +214,8 @@ class AccountStore:
             ).get("Item")
         return _principal(from_item(item)) if item else None
 
-    def admit(self, token_hash: str, window: int, limit: int) -> Principal | None:
-        """The token's principal, counting this request against its limit for `window` in the same write.
+    def admit(self, token_hash: str, now: float, limit: int) -> Principal | None:
+        """The token's principal, counting this request against its limit for the minute of `now` in the same write.
 
         One `UpdateItem` does both: it fails on a missing (or revoked) token, and on a token that
         has used up this window, which `RateLimited` reports; the first request of a window opens it
@@ -223,7 +229,7 @@ class AccountStore:
             if not self._exists(token_hash):
                 return None
             self._known.add(token_hash)
-        principal = self._admit_existing(token_hash, window, limit)
+        principal = self._admit_existing(token_hash, int(now // 60), limit, int(now))
         if principal is None:
             self._known.forget(token_hash)  # revoked, here or elsewhere: its next use costs a read again
         return principal
@@ -239,11 +245,11 @@ class AccountStore:
             )
         return "Item" in response
 
-    def _admit_existing(self, token_hash: str, window: int, limit: int) -> Principal | None:
+    def _admit_existing(self, token_hash: str, window: int, limit: int, now: int) -> Principal | None:
         token_key = key(keys.token_pk(token_hash), keys.TOKEN_SK)
         for _ in range(_CONTENTION_ROUNDS):
             counted = self._count_request(
-                token_key, Update().add("rateCount", 1).only_if(_room_in_window(window, limit))
+                token_key, Update().add("rateCount", 1).only_if(_room_in_window(window, limit, now)), now
             )
             if isinstance(counted, dict):
                 return _principal(counted)
@@ -251,9 +257,8 @@ class AccountStore:
                 return None  # no such token
             if counted >= window:
                 raise RateLimited(f"this token made {limit} requests this minute, its limit", retry_after=0)
-            opened = self._count_request(
-                token_key, Update().set("rateWindow", window).set("rateCount", 1).only_if(_window_over(window))
-            )
+            opening = Update().set("rateWindow", window).set("rateCount", 1).only_if(_window_over(window, now))
+            opened = self._count_request(token_key, opening, now)
             if isinstance(opened, dict):
                 return _principal(opened)
             if opened is None:
@@ -261,8 +266,8 @@ class AccountStore:
             # Another request opened this window meanwhile: count this one in it.
         raise Unavailable("the store is busy; retry shortly")
 
-    def _count_request(self, token_key: dict[str, Any], update: Update) -> Any:
-        """The token's attributes after the update; else None (no token) or its `rateWindow` as it stands.
+    def _count_request(self, token_key: dict[str, Any], update: Update, now: int) -> Any:
+        """The token's attributes after the update; else None (no token, or an expired one) or its `rateWindow`.
 
         Any other failure, the network's included, is translated: the token check is a request's first store
         call, and an outage there must answer 503 like everywhere else, not 500."""
@@ -278,8 +283,10 @@ class AccountStore:
             except ClientError as error:
                 if error.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
                     raise
-                old = error.response.get("Item")
-                return None if not old else int(from_item(old).get("rateWindow", -1))
+                old = from_item(error.response.get("Item") or {})
+                if not old or int(old.get(keys.TTL_ATTRIBUTE, now + 1)) <= now:
+                    return None
+                return int(old.get("rateWindow", -1))
         return from_item(response["Attributes"])
 
     def list_tokens(self, account_id: str, workspace_id: str | None) -> list[TokenRecord]:
@@ -394,11 +401,13 @@ class AccountStore:
 
 
 def _principal(values: dict[str, Any]) -> Principal:
+    scopes = values.get("scopes")
     return Principal(
         kind=TokenKind(values["kind"]),
         account_id=values["accountId"],
         token_id=values["tokenId"],
         workspace_id=values.get("workspaceId"),
+        scopes=frozenset(scopes) if scopes is not None else None,
     )
 
 

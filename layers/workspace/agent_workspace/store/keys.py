@@ -475,3 +475,46 @@ def waits_pk(account_id: str) -> str:
 
 
 WAITS_SK = "WAITS"
+
+
+# -- OAuth sign-in (`store.oauth`): each secret is found by its hash, never stored itself ---------------------------
+
+
+def oauth_client_pk(client_id: str) -> str:
+    """A client registered dynamically (RFC 7591), by the id this server gave it."""
+    return f"OAUTHCLIENT#{client_id}"
+
+
+def oauth_document_pk(url_hash: str) -> str:
+    """A client metadata document fetched from its client_id URL, cached by the URL's hash."""
+    return f"OAUTHDOC#{url_hash}"
+
+
+def oauth_rate_pk(scope: str) -> str:
+    """A registration counter: per source address, or in all."""
+    return f"OAUTHRATE#{scope}"
+
+
+def oauth_request_pk(request_id: str) -> str:
+    """An authorization request waiting on the human's consent."""
+    return f"OAUTHREQ#{request_id}"
+
+
+def oauth_code_pk(code_hash: str) -> str:
+    return f"OAUTHCODE#{code_hash}"
+
+
+def oauth_refresh_pk(token_hash: str) -> str:
+    return f"OAUTHREFRESH#{token_hash}"
+
+
+OAUTH_SK = "OAUTH"
+
+
+def grant_prefix(workspace_id: str) -> str:
+    """A workspace's connected apps, in its account's partition."""
+    return f"GRANT#{workspace_id}#"
+
+
+def grant_sk(workspace_id: str, grant_id: str) -> str:
+    return f"{grant_prefix(workspace_id)}{grant_id}"

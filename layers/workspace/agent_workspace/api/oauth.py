@@ -1,0 +1,220 @@
+"""The OAuth 2.1 authorization server of the MCP authorization spec, made of the MCP SDK's handlers.
+
+The SDK's authorize, token, registration and revocation handlers run unchanged over `WorkspaceOAuthProvider`. Added
+here: the metadata documents, built per request (the issuer is the public URL, which a Function URL learns only from
+its requests), the request context the provider needs (issuer, caller's address), a client authenticator that
+compares secret hashes, bounds on registration, and an HTML error page where the SDK would answer a browser in JSON.
+"""
+
+import base64
+import binascii
+import html
+import json
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from urllib.parse import parse_qs, unquote
+
+from mcp.server.auth.handlers.authorize import AuthorizationHandler
+from mcp.server.auth.handlers.register import RegistrationHandler
+from mcp.server.auth.handlers.revoke import RevocationHandler
+from mcp.server.auth.handlers.token import TokenHandler
+from mcp.server.auth.middleware.client_auth import AuthenticationError, ClientAuthenticator
+from mcp.server.auth.routes import build_metadata, cors_middleware
+from mcp.server.auth.settings import ClientRegistrationOptions, RevocationOptions
+from mcp.shared.auth import OAuthClientInformationFull, ProtectedResourceMetadata
+from pydantic import AnyHttpUrl
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Route
+from starlette.types import Message, Receive
+
+from agent_workspace.api.auth import METADATA_PATH, base_url
+from agent_workspace.blocking import run_blocking
+from agent_workspace.domain import oauth
+from agent_workspace.runtime import Runtime
+from agent_workspace.services.oauth_clients import ClientDirectory, RegisteredClient, redirect_problems
+from agent_workspace.services.oauth_provider import CURRENT, OAuthRequest, WorkspaceOAuthProvider
+
+SERVER_METADATA_PATH = "/.well-known/oauth-authorization-server"
+# Endpoints an OAuth client calls from any origin (a browser-based client such as the MCP Inspector): they use no
+# cookie, so the SDK answers them with CORS for every origin, and `api.guard` lets any Origin through to them.
+CROSS_ORIGIN_PATHS = frozenset(
+    {SERVER_METADATA_PATH, METADATA_PATH, f"{METADATA_PATH}/mcp", "/token", "/register", "/revoke"}
+)
+
+_REGISTRATION = ClientRegistrationOptions(
+    enabled=True, valid_scopes=[*oauth.SCOPES, *oauth.SCOPE_ALIASES], default_scopes=list(oauth.SCOPES)
+)
+_REVOCATION = RevocationOptions(enabled=True)
+_AUTH_METHODS = ["none", "client_secret_post", "client_secret_basic"]
+_METADATA_HEADERS = {"Cache-Control": "public, max-age=3600"}
+
+
+class HashedSecretAuthenticator(ClientAuthenticator):
+    """The SDK's authenticator compares a stored plaintext secret; only a secret's hash is stored here."""
+
+    async def authenticate_request(self, request: Request) -> OAuthClientInformationFull:
+        form = await request.form()
+        client_id = form.get("client_id")
+        if not isinstance(client_id, str) or not client_id:
+            raise AuthenticationError("Missing client_id")
+        client = await self.provider.get_client(client_id)
+        if not isinstance(client, RegisteredClient):
+            raise AuthenticationError("Invalid client_id")
+        presented = _presented_secret(request, form.get("client_secret"), client_id) if client.needs_secret else None
+        if not client.secret_matches(presented):
+            raise AuthenticationError("Invalid client_secret")
+        return client
+
+
+def _presented_secret(request: Request, posted: object, client_id: str) -> str | None:
+    """The secret from HTTP Basic (RFC 6749 §2.3.1, URL-encoded parts) or else the form."""
+    scheme, _, credentials = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() == "basic":
+        try:
+            user, _, secret = base64.b64decode(credentials, validate=True).decode().partition(":")
+        except (binascii.Error, UnicodeDecodeError):
+            raise AuthenticationError("Invalid Basic authentication header") from None
+        if unquote(user) != client_id:
+            raise AuthenticationError("Client ID mismatch in Basic auth")
+        return unquote(secret)
+    return posted if isinstance(posted, str) else None
+
+
+class OAuthServer:
+    def __init__(self, runtime: Runtime) -> None:
+        self._runtime = runtime
+        self.provider = WorkspaceOAuthProvider(runtime, ClientDirectory(runtime))
+        authenticator = HashedSecretAuthenticator(self.provider)
+        self._authorize = AuthorizationHandler(self.provider)
+        self._token = TokenHandler(self.provider, authenticator)
+        self._register = RegistrationHandler(self.provider, _REGISTRATION)
+        self._revoke = RevocationHandler(self.provider, authenticator)
+
+    def routes(self) -> list[Route]:
+        def cross_origin(path: str, handler: Callable[[Request], Awaitable[Response]], method: str) -> Route:
+            return Route(path, cors_middleware(handler, [method, "OPTIONS"]), methods=[method, "OPTIONS"])
+
+        return [
+            cross_origin(SERVER_METADATA_PATH, self.server_metadata, "GET"),
+            cross_origin(METADATA_PATH, self.resource_metadata, "GET"),
+            cross_origin(f"{METADATA_PATH}/mcp", self.resource_metadata, "GET"),
+            Route("/authorize", self.authorize, methods=["GET", "POST"]),  # navigated to: no CORS
+            cross_origin("/token", self.token, "POST"),
+            cross_origin("/register", self.register, "POST"),
+            cross_origin("/revoke", self.revoke, "POST"),
+        ]
+
+    @contextmanager
+    def _context(self, request: Request) -> Iterator[None]:
+        source = request.client.host if request.client else "unknown"
+        reset = CURRENT.set(OAuthRequest(base_url(self._runtime, request), source))
+        try:
+            yield
+        finally:
+            CURRENT.reset(reset)
+
+    async def server_metadata(self, request: Request) -> Response:
+        """RFC 8414, from the SDK's builder; public clients (`none`), metadata documents and `iss` added."""
+        issuer = base_url(self._runtime, request)
+        metadata = build_metadata(AnyHttpUrl(issuer), None, _REGISTRATION, _REVOCATION).model_dump(
+            mode="json", exclude_none=True
+        )
+        metadata |= {
+            "issuer": issuer,  # exactly as `iss` and the resource metadata name it (RFC 8414 §3.3)
+            "scopes_supported": list(oauth.SCOPES),
+            "token_endpoint_auth_methods_supported": _AUTH_METHODS,
+            "revocation_endpoint_auth_methods_supported": _AUTH_METHODS,
+            "client_id_metadata_document_supported": True,
+            "authorization_response_iss_parameter_supported": True,
+        }
+        return JSONResponse(metadata, headers=_METADATA_HEADERS)
+
+    async def resource_metadata(self, request: Request) -> Response:
+        """RFC 9728: /mcp is protected, takes a bearer token in the header, and this server issues it."""
+        base = base_url(self._runtime, request)
+        metadata = ProtectedResourceMetadata(
+            resource=AnyHttpUrl(f"{base}/mcp"),
+            authorization_servers=[AnyHttpUrl(base)],
+            scopes_supported=list(oauth.SCOPES),
+            resource_name="Agent Workspace",
+            resource_documentation=AnyHttpUrl(f"{base}/openapi.json"),
+        ).model_dump(mode="json", exclude_none=True)
+        metadata |= {"resource": f"{base}/mcp", "authorization_servers": [base]}  # spelled exactly, no slash added
+        return JSONResponse(metadata, headers=_METADATA_HEADERS)
+
+    async def authorize(self, request: Request) -> Response:
+        """The SDK's handler; where it would answer the browser with JSON (unknown client, unregistered redirect),
+        a page that says why instead. Either way nothing is sent to an unverified redirect URI."""
+        self.provider.last_problem.set(None)
+        with self._context(request):
+            response = await self._authorize.handle(request)
+        if response.status_code != 400:
+            return response
+        answer = json.loads(bytes(response.body))
+        why = self.provider.last_problem.get() or answer.get("error_description") or answer.get("error", "")
+        return error_page(str(why), answer.get("error", "invalid_request"))
+
+    async def token(self, request: Request) -> Response:
+        with self._context(request):
+            return await self._token.handle(request)
+
+    async def revoke(self, request: Request) -> Response:
+        """RFC 7009 through the SDK. Its request model requires `client_secret` even of a public client (which has
+        none to send), so an absent one is passed on as empty, which only a public client passes with."""
+        body = await request.body()
+        if "client_secret" not in parse_qs(body.decode("latin-1")):
+            body += b"&client_secret="
+            request = Request(request.scope, _replay(body))
+        with self._context(request):
+            return await self._revoke.handle(request)
+
+    async def register(self, request: Request) -> Response:
+        """RFC 7591 through the SDK, after this server's bounds: redirect URIs it accepts, and the rate."""
+        problem = _redirect_problem(await request.body())
+        if problem:
+            return JSONResponse({"error": "invalid_redirect_uri", "error_description": problem}, status_code=400)
+        source = request.client.host if request.client else "unknown"
+        if not await run_blocking(self.provider.directory.admit, source):
+            return JSONResponse(
+                {"error": "temporarily_unavailable", "error_description": "too many registrations; retry in a minute"},
+                status_code=429,
+                headers={"Retry-After": "60"},
+            )
+        with self._context(request):
+            return await self._register.handle(request)
+
+
+def _replay(body: bytes) -> Receive:
+    async def receive() -> Message:
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return receive
+
+
+def _redirect_problem(body: bytes) -> str | None:
+    """Why the registration's redirect URIs are refused, read before the SDK parses them (it would take any URL,
+    `javascript:` included, or call a malformed one invalid metadata rather than an invalid redirect URI)."""
+    try:
+        uris = json.loads(body).get("redirect_uris")
+    except (ValueError, AttributeError, RecursionError):
+        return None  # not a JSON object: the SDK says so
+    if not isinstance(uris, list) or not all(isinstance(uri, str) for uri in uris):
+        return None
+    return redirect_problems(uris)
+
+
+def error_page(why: str, error: str) -> HTMLResponse:
+    """A sign-in that cannot go back to the app safely: said to the person, with the console's look."""
+    body = f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer"><title>Sign-in refused · Agent Workspace</title>
+<link rel="stylesheet" href="/console/style.css"></head>
+<body><header class="bar"><h1>Agent Workspace</h1></header>
+<main id="main"><section class="card narrow" aria-labelledby="refused-h">
+<h2 id="refused-h">Sign-in refused</h2>
+<p role="alert">{html.escape(why)}</p>
+<p class="hint">Error: <code>{html.escape(error)}</code>. Nothing was sent back to the app. Start the sign-in again
+from the app; if it keeps failing, its registration or redirect address is not one this server accepts.</p>
+</section></main></body></html>"""
+    return HTMLResponse(body, status_code=400, headers={"Cache-Control": "no-store"})
