@@ -1,4 +1,5 @@
-"""Serves the web console: `/` is its page, `/console/...` its scripts and styles, all from the package.
+"""Serves the web console: `/` is its page, `/oauth/consent` the page where the human answers an app's
+sign-in (OAuth), `/console/...` their scripts and styles, all from the package.
 
 Nothing is fetched from elsewhere, and the Content-Security-Policy says so: the page may only load
 its own files and talk to this server's API; the human's token stays in the tab's sessionStorage.
@@ -24,6 +25,8 @@ _HEADERS = {
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-cache",  # revalidated on every load: a deploy shows at once
 }
+# The consent page's address names a pending sign-in request: kept in no cache, sent as no Referer.
+_CONSENT_HEADERS = {**_HEADERS, "Cache-Control": "no-store"}
 
 router = APIRouter(include_in_schema=False)
 
@@ -31,6 +34,12 @@ router = APIRouter(include_in_schema=False)
 @router.get("/")
 def page() -> FileResponse:
     return _file("index.html")
+
+
+@router.get("/oauth/consent")
+def consent_page() -> FileResponse:
+    """Where /authorize sends the human: it reads `?request=<id>` and answers it over /api/oauth/requests."""
+    return _file("consent.html", _CONSENT_HEADERS)
 
 
 @router.get("/sw.js")
@@ -44,9 +53,9 @@ def asset(name: str) -> FileResponse:
     return _file(name)
 
 
-def _file(name: str) -> FileResponse:
+def _file(name: str, headers: dict[str, str] = _HEADERS) -> FileResponse:
     path = STATIC / name
     # Only the files shipped in static/, by their plain names: no paths, no hidden files.
     if "/" in name or name.startswith(".") or path.suffix not in _TYPES or not path.is_file():
         raise HTTPException(status_code=404)
-    return FileResponse(path, media_type=_TYPES[path.suffix], headers=_HEADERS)
+    return FileResponse(path, media_type=_TYPES[path.suffix], headers=headers)

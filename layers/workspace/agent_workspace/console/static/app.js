@@ -11,14 +11,16 @@
 // activity, comments, decisions) and AgentRQ's (conversation, status).
 // `#/workspaces/<workspaceId>/tasks/<taskId>` opens a task.
 // The account's agents have a view of their own (agents.js): `#/agents`, `#/agents/<agentId>`. The tool
-// permission requests have a module of their own too (permissions.js).
+// permission requests have a module of their own too (permissions.js), and so have the apps signed in to the
+// workspace over OAuth (apps.js). The API client and `el` live in core.js, shared with the consent page.
 
 import { createAgents } from "./agents.js";
 import { createPermissions } from "./permissions.js";
 import { createBrowserPanel } from "./browser.js";
 import { createNotifications } from "./notify.js";
+import { createConnectedApps } from "./apps.js";
+import { TOKEN_KEY, ApiError, request, el } from "./core.js";
 
-const TOKEN_KEY = "agentWorkspace.humanToken";
 const WORKSPACE_KEY = "agentWorkspace.workspaceId";
 const POLL_MS = 3000;
 const STATUSES = ["notstarted", "ongoing", "blocked", "completed", "rejected"];
@@ -93,45 +95,9 @@ const state = {
 
 // -- the API ------------------------------------------------------------------------------------
 
-class ApiError extends Error {
-  constructor(status, title, detail) {
-    super(detail);
-    this.status = status;
-    this.title = title;
-    this.detail = detail;
-  }
-}
-
-async function api(method, path, body, token = state.token) {
-  const headers = { Accept: "application/json, application/problem+json" };
-  if (token) headers.Authorization = `Bearer ${token}`;
-  const init = { method, headers, cache: "no-store", credentials: "omit", redirect: "error" };
-  if (body !== undefined) {
-    headers["Content-Type"] = "application/json";
-    init.body = JSON.stringify(body);
-  }
-  let response;
-  try {
-    response = await fetch(path, init);
-  } catch (error) {
-    throw new ApiError(0, "Network error", `the server could not be reached (${error.message})`);
-  }
-  const text = response.status === 204 ? "" : await response.text();
-  let data = null;
-  if (text) {
-    try {
-      data = JSON.parse(text);
-    } catch {
-      data = null;
-    }
-  }
-  if (!response.ok) {
-    const detail =
-      data && typeof data.detail === "string" ? data.detail : text.trim().slice(0, 500) || response.statusText;
-    const title = data && typeof data.title === "string" ? data.title : response.statusText;
-    throw new ApiError(response.status, title, detail);
-  }
-  return data;
+/** The REST API, with the signed-in human's token unless another is given (signing in). */
+function api(method, path, body, token = state.token) {
+  return request(method, path, body, token);
 }
 
 const seg = encodeURIComponent;
@@ -172,23 +138,6 @@ function announce(text) {
 }
 
 // -- DOM helpers ----------------------------------------------------------------------------------
-
-function el(tag, props = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(props)) {
-    if (value === undefined || value === null) continue;
-    if (key === "text") node.textContent = value;
-    else if (key === "className") node.className = value;
-    else if (key === "dataset") Object.assign(node.dataset, value);
-    else if (key in node) node[key] = value; // a property: htmlFor, href, type, value, rows, ...
-    else node.setAttribute(key, String(value)); // aria-* and other plain attributes
-  }
-  for (const child of children) {
-    if (child === null || child === undefined || child === false) continue;
-    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-  return node;
-}
 
 let uid = 0;
 const nextId = (prefix) => `${prefix}-${++uid}`;
@@ -399,6 +348,7 @@ function signOut(message) {
   hideCreated();
   agents.reset();
   permissions.reset();
+  connectedApps.reset();
   setView("tasks");
   for (const id of ["questions-list", "calls-list", "tasks-list", "conversation", "memory-list", "skills-list",
     "pano-list", "workspace-select", ...BOARD_LISTS]) {
@@ -472,6 +422,7 @@ function selectWorkspace(id) {
   resetFilters();
   for (const kind of ["questions", "calls", ...NEEDS_KINDS]) setNeeds(kind, 0);
   permissions.reset();
+  connectedApps.reset();
   setRoute(null);
   restartPolling();
 }
@@ -595,7 +546,7 @@ async function runRound() {
 async function refreshVisible(current, full = true) {
   const jobs = [refreshWorkspaces];
   if (state.workspaceId) jobs.push(permissions.refresh, refreshQuestions, refreshCalls, refreshNeedsYou);
-  if (state.workspaceId && full) jobs.push(refreshBoardMeta);
+  if (state.workspaceId && full) jobs.push(refreshBoardMeta, connectedApps.refresh);
   if (full) jobs.push(browserPanel.refresh);
   if (state.view === "tasks" && state.workspaceId) jobs.push(refreshTasks, refreshCounts);
   if (state.view === "tasks" && state.workspaceId && full) jobs.push(refreshColumns);
@@ -2352,6 +2303,22 @@ const notifications = createNotifications({
   clearError,
   handleAuthFailure,
   workspaceId: () => state.workspaceId,
+});
+
+// The apps signed in to the workspace over OAuth, under the workspace card, read in full polling rounds.
+const connectedApps = createConnectedApps({
+  api,
+  ApiError,
+  el,
+  seg,
+  ws,
+  timeEl,
+  reconcile,
+  showError,
+  clearError,
+  announce,
+  handleAuthFailure,
+  kick,
 });
 
 // -- start --------------------------------------------------------------------------------------
