@@ -382,6 +382,8 @@ def test_an_access_token_expires_after_about_an_hour(live, seeded, clock):
     assert mcp_status(live.url, tokens["access_token"]) == 200
     clock.advance(seconds=61)
     assert mcp_status(live.url, tokens["access_token"]) == 401
+    expired = httpx.post(f"{live.url}/mcp", json={}, headers=bearer(tokens["access_token"]))
+    assert expired.headers["www-authenticate"].startswith('Bearer error="invalid_token", resource_metadata="')
 
 
 @pytest.mark.parametrize("which", ["access_token", "refresh_token"])

@@ -49,7 +49,10 @@ def base_url(runtime: Runtime, connection: HTTPConnection) -> str:
 
 
 def www_authenticate(runtime: Runtime, connection: HTTPConnection) -> str:
-    return f'Bearer resource_metadata="{base_url(runtime, connection)}{METADATA_PATH}"'
+    """Where to learn how to sign in (RFC 9728); with `invalid_token` (RFC 6750 §3.1) when a token was sent but
+    is unknown, revoked or expired, which tells a signed-in app to refresh it."""
+    invalid = 'error="invalid_token", ' if bearer_token(connection.headers) else ""
+    return f'Bearer {invalid}resource_metadata="{base_url(runtime, connection)}{METADATA_PATH}"'
 
 
 def error_headers(runtime: Runtime, connection: HTTPConnection, error: WorkspaceError) -> dict[str, str]:

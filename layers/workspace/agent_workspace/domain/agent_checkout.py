@@ -75,8 +75,25 @@ def _connect(harness: str, url: str, load: str) -> str:
     env = f"put a workspace token you mint in the console into the environment variable {TOKEN_VARIABLE}"
     bearer = {"Authorization": f"Bearer ${{env:{TOKEN_VARIABLE}}}"}
     prompt = {"type": "promptString", "id": "token", "description": "Workspace token", "password": True}
+    sign_in = (
+        "the browser opens this server's sign-in: paste a human token from the console, pick this workspace and "
+        "Allow (no token is written anywhere; revoke the app under the workspace's connected apps)"
+    )
+    if harness == "cursor":
+        return (
+            f"Add the server to Cursor in ~/.cursor/mcp.json: {json.dumps({'mcpServers': {SERVER: {'url': url}}})}; "
+            f"then click Connect beside it in Cursor's MCP settings: {sign_in}. A tool that wants a header instead: "
+            f'add "headers": {json.dumps(bearer)} and {env}.'
+        )
+    if harness == "copilot":
+        server = {"servers": {SERVER: {"type": "http", "url": url}}}
+        return (
+            f"Add the server to VS Code in .vscode/mcp.json: {json.dumps(server)}; then Start it (the MCP view, or "
+            f"the code lens in the file) and allow the sign-in: {sign_in}. With a token instead, add "
+            f'"headers": {{"Authorization": "Bearer ${{input:token}}"}} and "inputs": {json.dumps([prompt])}: VS Code '
+            "asks for a workspace token you mint in the console and keeps it out of the file."
+        )
     json_files = {  # where, then the file's content (the token left out), then what to do after
-        "cursor": ("Cursor in ~/.cursor/mcp.json", {"mcpServers": {SERVER: {"url": url, "headers": bearer}}}, env),
         "gemini-cli": (
             "Gemini CLI in ~/.gemini/settings.json",
             {"mcpServers": {SERVER: {"httpUrl": url, "headers": {"Authorization": f"Bearer ${TOKEN_VARIABLE}"}}}},
@@ -86,12 +103,6 @@ def _connect(harness: str, url: str, load: str) -> str:
             "Windsurf in ~/.codeium/windsurf/mcp_config.json",
             {"mcpServers": {SERVER: {"serverUrl": url, "headers": bearer}}},
             env,
-        ),
-        "copilot": (
-            "VS Code in .vscode/mcp.json",
-            {"servers": {SERVER: {"type": "http", "url": url, "headers": {"Authorization": "Bearer ${input:token}"}}}}
-            | {"inputs": [prompt]},
-            "VS Code asks for a workspace token you mint in the console and keeps it out of the file",
         ),
         "zed": (
             "Zed in your user settings.json (never the project's .zed/settings.json)",
@@ -104,8 +115,9 @@ def _connect(harness: str, url: str, load: str) -> str:
         return f"Add the server to {where}: {json.dumps(content, ensure_ascii=False)}; then {then}."
     if harness == "claude-code":
         return (
-            f"Add the server to Claude Code once: {env}, then run `claude mcp add --transport http {SERVER} {url} "
-            f'--header "Authorization: Bearer ${TOKEN_VARIABLE}"` (the token goes into your own Claude Code '
+            f"Add the server to Claude Code once: `claude mcp add --transport http {SERVER} {url}`, then type /mcp, "
+            f"pick {SERVER} and Authenticate: {sign_in}. Or with a token: {env}, then add it with "
+            f'`--header "Authorization: Bearer ${TOKEN_VARIABLE}"` (the token goes into your own Claude Code '
             "settings, not this repository)."
         )
     if harness == "codex":
@@ -116,8 +128,9 @@ def _connect(harness: str, url: str, load: str) -> str:
     if harness == "claude-ai":
         return (
             f"claude.ai reads no workspace files: add {url} as a custom connector (Settings, Connectors, Add custom "
-            "connector) and sign in as it asks; a connector sends no header, so a workspace token from the console "
-            f"has no place there, nor in the instructions. Then put this into the Project's instructions: {load}"
+            f"connector; leave the OAuth client fields empty), then Connect: {sign_in}. A connector sends no header, "
+            "so a workspace token from the console has no place there, nor in the instructions. Then put this into "
+            f"the Project's instructions: {load}"
         )
     return (
         f"Add the server to your tool as a Streamable HTTP MCP server at {url}, sending the header "

@@ -43,6 +43,7 @@ def main() -> None:
                 f"  Agent token:  {seeded.agent_token}",
                 f"  Human token:  {seeded.human_token}",
                 "",
+                *_sign_in_setup(f"{base}/mcp"),
                 *_claude_code_setup(f"{base}/mcp", seeded.agent_token),
             ]
         ),
@@ -63,6 +64,18 @@ def main() -> None:
     finally:
         drivers.stop()
         moto.stop()
+
+
+def _sign_in_setup(mcp_url: str) -> list[str]:
+    """How a client without a pasted header connects: OAuth sign-in, the consent given in the browser."""
+    return [
+        "Connect with sign-in (OAuth; no token in any file):",
+        f"  claude mcp add --transport http agent-workspace {mcp_url}",
+        "  then /mcp in Claude Code, pick agent-workspace, Authenticate: the browser opens this server's consent page;",
+        "  paste the human token above, choose the workspace, Allow. Cursor and VS Code: add the URL alone and click",
+        "  Connect / Start. claude.ai and ChatGPT reach only a public https URL: connect them to a deployed stack.",
+        "",
+    ]
 
 
 def _claude_code_setup(mcp_url: str, agent_token: str) -> list[str]:
