@@ -186,18 +186,7 @@ class WorkspaceOAuthProvider:
         values = await run_blocking(self._runtime.oauth.get_refresh, token_hash)
         if values is None:
             return None
-        return HeldRefresh(
-            token=refresh_token,
-            token_hash=token_hash,
-            client_id=values["clientId"],
-            scopes=values["scopes"],
-            expires_at=int(values["expiresAt"]),
-            resource=values.get("resource"),
-            account_id=values["accountId"],
-            workspace_id=values["workspaceId"],
-            grant_id=values["grantId"],
-            rotated="rotatedAt" in values,
-        )
+        return HeldRefresh(token=refresh_token, token_hash=token_hash, rotated="rotatedAt" in values, **_held(values))
 
     async def exchange_refresh_token(
         self, client: OAuthClientInformationFull, refresh_token: HeldRefresh, scopes: list[str]
@@ -227,16 +216,7 @@ class WorkspaceOAuthProvider:
         values = await run_blocking(self._runtime.oauth.get_access, hash_token(token), self._now())
         if values is None:
             return None
-        return HeldAccess(
-            token=token,
-            client_id=values["clientId"],
-            scopes=values["scopes"],
-            expires_at=int(values["expiresAt"]),
-            resource=values.get("resource"),
-            account_id=values["accountId"],
-            workspace_id=values["workspaceId"],
-            grant_id=values["grantId"],
-        )
+        return HeldAccess(token=token, **_held(values))
 
     async def revoke_token(self, token: HeldAccess | HeldRefresh) -> None:
         """RFC 7009: either token ends the whole grant at once."""
@@ -277,3 +257,16 @@ class WorkspaceOAuthProvider:
             refresh_token=refresh_token,
         )
         return (hash_token(access_token), access), (hash_token(refresh_token), refresh), token
+
+
+def _held(values: dict[str, Any]) -> dict[str, Any]:
+    """What an access or refresh token item says of its grant, as the SDK's token models name it."""
+    return {
+        "client_id": values["clientId"],
+        "scopes": values["scopes"],
+        "expires_at": int(values["expiresAt"]),
+        "resource": values.get("resource"),
+        "account_id": values["accountId"],
+        "workspace_id": values["workspaceId"],
+        "grant_id": values["grantId"],
+    }

@@ -19,7 +19,7 @@ import { createPermissions } from "./permissions.js";
 import { createBrowserPanel } from "./browser.js";
 import { createNotifications } from "./notify.js";
 import { createConnectedApps } from "./apps.js";
-import { TOKEN_KEY, ApiError, request, el } from "./core.js";
+import { TOKEN_KEY, ApiError, request, el, wireSignIn } from "./core.js";
 
 const WORKSPACE_KEY = "agentWorkspace.workspaceId";
 const POLL_MS = 3000;
@@ -2329,22 +2329,7 @@ function wire() {
   agents.wire();
   browserPanel.wire();
   notifications.wire();
-  $("signin-form").addEventListener("submit", async (event) => {
-    event.preventDefault();
-    const token = $("token-input").value.trim();
-    if (!token) {
-      showError(new Error("paste a human token first"), "Sign-in");
-      $("token-input").focus();
-      return;
-    }
-    const button = $("signin-form").querySelector("button");
-    button.disabled = true;
-    try {
-      await signIn(token);
-    } finally {
-      button.disabled = false;
-    }
-  });
+  wireSignIn(signIn, showError);
   $("sign-out").addEventListener("click", () => signOut());
   $("workspace-select").addEventListener("change", (event) => {
     hideCreated();

@@ -6,7 +6,7 @@
 // host are the app's own words) reaches the page through textContent only. The server's answer names where to go
 // next; it is followed only when it is the app's redirect URI (an https, loopback or native app's address).
 
-import { TOKEN_KEY, ApiError, request, el } from "./core.js";
+import { TOKEN_KEY, ApiError, request, el, wireSignIn } from "./core.js";
 
 // Never followed, whatever the server says: schemes that run or show something in this page's place.
 const NEVER_FOLLOWED = new Set(["javascript:", "data:", "vbscript:", "blob:", "file:", "about:"]);
@@ -171,27 +171,14 @@ function showSignIn() {
   $("token-input").focus();
 }
 
-async function signIn(event) {
-  event.preventDefault();
-  const token = $("token-input").value.trim();
-  if (!token) {
-    showError(new Error("paste a human token first"), "Sign-in");
-    $("token-input").focus();
-    return;
-  }
-  const button = $("signin-form").querySelector("button");
-  button.disabled = true;
-  try {
-    if (await load(token)) $("token-input").value = "";
-  } finally {
-    button.disabled = false;
-  }
+async function signIn(token) {
+  if (await load(token)) $("token-input").value = "";
 }
 
 // -- start ----------------------------------------------------------------------------------------
 
 function wire() {
-  $("signin-form").addEventListener("submit", signIn);
+  wireSignIn(signIn, showError);
   $("consent-form").addEventListener("submit", (event) => {
     event.preventDefault();
     decide("allow");

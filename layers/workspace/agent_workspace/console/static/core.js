@@ -67,3 +67,26 @@ export function el(tag, props = {}, ...children) {
   }
   return node;
 }
+
+// The sign-in form both pages show (#signin-form, #token-input): an empty field is refused in place; the button
+// stays disabled while `signIn(token)` runs, so a double click signs in once.
+export function wireSignIn(signIn, showError) {
+  const form = document.getElementById("signin-form");
+  const input = document.getElementById("token-input");
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const token = input.value.trim();
+    if (!token) {
+      showError(new Error("paste a human token first"), "Sign-in");
+      input.focus();
+      return;
+    }
+    const button = form.querySelector("button");
+    button.disabled = true;
+    try {
+      await signIn(token);
+    } finally {
+      button.disabled = false;
+    }
+  });
+}
