@@ -163,7 +163,7 @@ def test_the_page_names_the_app_its_host_and_scopes_and_offers_the_accounts_work
     expect(page.get_by_text("acts as an agent of one workspace")).to_be_visible()
     scopes = page.get_by_role("list", name="It asks to")
     expect(scopes.get_by_role("listitem")).to_have_text(
-        ["read: read tasks, memory, skills, board and agents", "write: create and change them"]
+        ["read: read tasks, memory, skills, the board and agents", "write: create and change them"]
     )
     options = page.get_by_label("Workspace", exact=True).locator("option")
     expect(options).to_have_count(2)

@@ -4,16 +4,12 @@
 // The same rules as app.js: the human token stays in this tab's sessionStorage (the console's key, so a human
 // signed in to the console is signed in here, and the other way round); what the server sends (the app's name and
 // host are the app's own words) reaches the page through textContent only. The server's answer names where to go
-// next; only an http(s) address is followed.
+// next; it is followed only when it is the app's redirect URI (an https, loopback or native app's address).
 
 import { TOKEN_KEY, ApiError, request, el } from "./core.js";
 
-// What each scope lets the app do, in plain words (the server's scope names: read, write, manage).
-const SCOPE_WORDS = {
-  read: "read tasks, memory, skills, board and agents",
-  write: "create and change them",
-  manage: "owner-level changes of agents (not offered over MCP; recorded)",
-};
+// Never followed, whatever the server says: schemes that run or show something in this page's place.
+const NEVER_FOLLOWED = new Set(["javascript:", "data:", "vbscript:", "blob:", "file:", "about:"]);
 const UNVERIFIED =
   "The app gave this name itself: nothing proves it is the app it says. Allow it only if you started this " +
   "sign-in from it just now.";
@@ -101,7 +97,8 @@ function render(found) {
   const scopes = Array.isArray(found.scopes) ? found.scopes : [];
   $("scopes").replaceChildren(
     ...scopes.map((scope) => {
-      const words = SCOPE_WORDS[scope] || "a permission this page does not describe";
+      // What each scope lets the app do, in plain words: the server's (domain/oauth.py SCOPE_TEXTS).
+      const words = (found.scopeTexts && found.scopeTexts[scope]) || "a permission this page does not describe";
       return el("li", { className: "scope" }, el("code", { text: scope }), el("span", { text: `: ${words}` }));
     }),
   );
@@ -142,9 +139,9 @@ async function decide(decision) {
     showError(error, decision === "allow" ? "Allowing the app failed" : "Denying the app failed");
     return;
   }
-  const target = safeHttpUrl(answer && answer.redirectTo);
+  const target = returnAddress(answer && answer.redirectTo, (state.request.client || {}).redirectUri);
   if (!target) {
-    showError(new Error("the server named no address to return to"), "Returning to the app failed");
+    showError(new Error("the answer does not lead to the app's redirect address"), "Returning to the app failed");
     return;
   }
   clearError();
@@ -152,10 +149,15 @@ async function decide(decision) {
   window.location.assign(target);
 }
 
-function safeHttpUrl(value) {
+/** `target` when it is the app's redirect URI with the answer in its query (the server builds it so), else null. */
+function returnAddress(target, redirectUri) {
   try {
-    const url = new URL(value, window.location.href);
-    return url.protocol === "http:" || url.protocol === "https:" ? url.href : null;
+    const url = new URL(target);
+    const bare = new URL(url.href);
+    bare.search = "";
+    const registered = new URL(redirectUri);
+    registered.search = "";
+    return !NEVER_FOLLOWED.has(url.protocol) && bare.href === registered.href ? url.href : null;
   } catch {
     return null;
   }
