@@ -101,6 +101,8 @@ def loaded_api(built, loadable_layer, runtime, seeded):
         _event("mcp_get.json", seeded.agent_token),
         _event("api_list_workspaces.json", seeded.human_token),
         _event("mcp_tools_call_help.json", "aw_agent_not-a-token"),
+        _event("oauth_server_metadata.json"),
+        _event("oauth_register.json"),
     ]
     return invoke_built(built, loadable_layer, "api", runtime, events)
 
@@ -108,7 +110,7 @@ def loaded_api(built, loadable_layer, runtime, seeded):
 def test_the_built_api_handler_answers_the_sample_events_warm(loaded_api, seeded):
     answers, _ = loaded_api
     statuses = [answer["statusCode"] for answer in answers]
-    assert statuses == [200, 200, 200, 200, 200, 405, 200, 401]
+    assert statuses == [200, 200, 200, 200, 200, 405, 200, 401, 200, 201]
     bodies = [json.loads(answer["body"]) if answer.get("body") else None for answer in answers]
     assert bodies[1]["result"]["serverInfo"]["name"] == "agent-workspace"
     assert {tool["name"] for tool in bodies[2]["result"]["tools"]} >= {"task", "memory", "help"}
@@ -116,6 +118,9 @@ def test_the_built_api_handler_answers_the_sample_events_warm(loaded_api, seeded
     modern = bodies[4]["result"]["content"][0]["text"]
     assert json.loads(modern)["id"] == seeded.workspace_id
     assert seeded.workspace_id in {workspace["id"] for workspace in bodies[6]}
+    issuer = bodies[8]["issuer"]  # sign-in behind the Function URL: the issuer is the public URL
+    assert issuer.startswith("https://") and bodies[8]["token_endpoint"] == f"{issuer}/token"
+    assert bodies[9]["client_name"] == "Claude Code" and bodies[9]["client_id"]
 
 
 def test_the_built_handlers_see_only_the_function_the_layer_and_the_standard_library(built, loadable_layer, loaded_api):
