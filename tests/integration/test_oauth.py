@@ -16,6 +16,7 @@ import pytest
 from agent_workspace.domain import oauth
 from agent_workspace.domain.tokens import TokenKind, hash_token
 from agent_workspace.services import accounts
+from agent_workspace.services.client_metadata import ClientMetadataError
 from agent_workspace.store import keys
 from tests.support import bearer, connected
 
@@ -249,11 +250,42 @@ def test_registration_accepts_https_loopback_and_a_native_apps_scheme(live):
         assert register(live.url, redirect).status_code == 201, redirect
 
 
-def test_registration_is_bounded_per_address(live, clock):
-    clock.set(clock.now)  # one minute's window throughout
-    statuses = [register(live.url).status_code for _ in range(oauth.REGISTRATIONS_PER_MINUTE_PER_ADDRESS + 1)]
-    assert statuses[:-1] == [201] * oauth.REGISTRATIONS_PER_MINUTE_PER_ADDRESS
+def test_registration_is_bounded_per_address_and_its_body_in_size(live, clock):
+    clock.set(clock.now)  # one hour's window throughout
+    statuses = [register(live.url).status_code for _ in range(oauth.REGISTRATIONS_PER_HOUR_PER_ADDRESS + 1)]
+    assert statuses[:-1] == [201] * oauth.REGISTRATIONS_PER_HOUR_PER_ADDRESS
     assert statuses[-1] == 429
+    huge = register(live.url, contacts=["x" * 1000] * 9)
+    assert huge.status_code == 400 and huge.json()["error"] == "invalid_client_metadata"
+
+
+def test_sign_in_requests_are_bounded_per_address(live, clock):
+    clock.set(clock.now)
+    client, pkce = client_id(live.url), Pkce()
+    statuses = [
+        authorize(live.url, client, pkce).status_code for _ in range(oauth.AUTHORIZATIONS_PER_MINUTE_PER_ADDRESS)
+    ]
+    assert statuses == [302] * oauth.AUTHORIZATIONS_PER_MINUTE_PER_ADDRESS
+    refused = authorize(live.url, client, pkce)
+    assert refused.status_code == 400 and "too many sign-in requests" in refused.text
+
+
+def test_an_error_goes_back_only_to_a_redirect_someone_vouches_for(live):
+    """RFC 9700 §4.11.2: anyone may register https://evil.example as a redirect; an error must not send the browser
+    there (an open redirector), while a loopback redirect (this computer) gets the error as OAuth has it."""
+    client, pkce = client_id(live.url, "https://evil.example/landing"), Pkce()
+    for params in ({"scope": "bogus"}, {"resource": "https://other.example/mcp"}, {"code_challenge_method": "plain"}):
+        response = authorize(live.url, client, pkce, "https://evil.example/landing", **params)
+        assert response.status_code == 400 and "location" not in response.headers, params
+        assert "Sign-in refused" in response.text
+
+
+def test_an_oversized_challenge_or_state_is_refused(live):
+    client, pkce = client_id(live.url), Pkce()
+    for params in ({"code_challenge": "a" * 50_000}, {"state": "s" * (oauth.STATE_MAX + 1)}):
+        response = authorize(live.url, client, pkce, **params)
+        assert response.status_code == 302, params
+        assert parse_qs(urlsplit(response.headers["location"]).query)["error"] == ["invalid_request"]
 
 
 def test_an_unused_client_expires_and_a_used_one_stays(live, runtime, seeded, clock):
@@ -517,9 +549,57 @@ def test_a_client_metadata_document_client_signs_in_and_is_shown_verified(live, 
 
 def test_a_client_metadata_document_that_cannot_be_used_gets_an_error_page(live, runtime):
     def fetch(url: str) -> dict:
+        if "bad-uri" in url:
+            return {"client_id": url, "redirect_uris": ["https://bad.example/cb"], "client_uri": "javascript:alert(1)"}
         return {"client_id": url, "redirect_uris": ["javascript:alert(1)"]}
 
     runtime.fetch_client_metadata = fetch
     response = authorize(live.url, "https://bad.example/client.json", Pkce(), "javascript:alert(1)")
     assert response.status_code == 400 and "location" not in response.headers
     assert "javascript" in response.text and "not allowed" in response.text
+    for _ in range(2):  # the second time from the remembered failure
+        response = authorize(live.url, "https://bad.example/bad-uri.json", Pkce(), "https://bad.example/cb")
+        assert response.status_code == 400 and "client_uri is not valid" in response.text
+
+
+def test_a_known_document_client_is_not_locked_out_by_a_flood_or_a_failing_fetch(live, runtime, seeded, clock):
+    clock.set(clock.now)
+    document_url, redirect = "https://app.example/oauth/client.json", "https://app.example/callback"
+    answers = [{"client_id": document_url, "client_name": "Example App", "redirect_uris": [redirect]}]
+
+    def fetch(url: str) -> dict:
+        if url != document_url:
+            return {"client_id": url, "redirect_uris": [redirect.replace("app.example", "other.example")]}
+        if not answers:
+            raise ClientMetadataError("the client's metadata document could not be fetched: connection refused")
+        return answers.pop()
+
+    runtime.fetch_client_metadata = fetch
+    assert authorize(live.url, document_url, Pkce(), redirect).status_code == 302
+    for n in range(oauth.DOCUMENTS_PER_HOUR_PER_ADDRESS):  # someone fetches new documents until the budget is gone
+        authorize(live.url, f"https://flood.example/{n}.json", Pkce(), "https://flood.example/cb")
+    flooded = authorize(live.url, "https://flood.example/last.json", Pkce(), "https://flood.example/cb")
+    assert "too many new clients" in flooded.text
+    clock.advance(seconds=oauth.METADATA_CACHE_SECONDS + 1)  # stale now, and its host refuses the fetch
+    assert authorize(live.url, document_url, Pkce(), redirect).status_code == 302
+
+
+def test_a_document_with_a_loopback_redirect_is_not_verified_and_names_its_url(live, runtime, seeded):
+    document_url = "https://evil.example/c.json"
+    runtime.fetch_client_metadata = lambda url: {
+        "client_id": url,
+        "client_name": "Claude Desktop",
+        "redirect_uris": ["http://127.0.0.1/callback"],
+    }
+    request = request_id(authorize(live.url, document_url, Pkce(), "http://127.0.0.1:4000/callback"))
+    shown = httpx.get(f"{live.url}/api/oauth/requests/{request}", headers=bearer(seeded.human_token)).json()
+    assert shown["client"]["verified"] is False and shown["client"]["uri"] == document_url
+
+
+def test_a_read_only_grant_cannot_ask_through_the_channel(live, seeded):
+    _, tokens = signed_in(live.url, seeded, scope="read")
+    body = {"requestId": "r1", "toolName": "Bash", "description": "rm -rf /", "inputPreview": "{}"}
+    asked = httpx.post(f"{live.url}/api/channel/permissions", json=body, headers=bearer(tokens["access_token"]))
+    assert asked.status_code == 403 and "insufficient_scope" in asked.text
+    events = httpx.get(f"{live.url}/api/channel/events", params={"wait": 0}, headers=bearer(tokens["access_token"]))
+    assert events.status_code == 200

@@ -81,6 +81,13 @@ def test_anything_else_is_not_a_metadata_document_url(client_id):
         ("fe80::1", False),
         ("fd00:ec2::254", False),
         ("ff02::1", False),
+        # IPv6 forms that carry an IPv4 address a gateway may route on: refused, never unwrapped and trusted.
+        ("::7f00:1", False),
+        ("::5db8:d70e", False),
+        ("::ffff:0:7f00:1", False),
+        ("2002:7f00:1::1", False),
+        ("2002:5db8:d70e::1", False),
+        ("64:ff9b:1::7f00:1", False),
     ],
 )
 def test_only_an_address_on_the_public_internet_may_be_fetched(address, public):

@@ -20,6 +20,8 @@ from agent_workspace.api.errors import problem_responses
 from agent_workspace.blocking import invocation_deadline
 from agent_workspace.config import BRIDGE_POLL_MAX_SECONDS
 from agent_workspace.domain import channel as rules
+from agent_workspace.domain import oauth
+from agent_workspace.domain.errors import Forbidden
 from agent_workspace.domain.models import Actor, Principal
 from agent_workspace.domain.tokens import TokenKind
 from agent_workspace.runtime import Runtime
@@ -29,7 +31,12 @@ router = APIRouter(tags=["channel"], responses=problem_responses(401, 403, 404, 
 
 
 def agent(request: Request, rt: Annotated[Runtime, Depends(runtime)]) -> Principal:
-    return authenticate(rt, request.headers, TokenKind.AGENT)
+    """An agent token; a signed-in app's only within its scopes (reading events needs read, asking needs write)."""
+    principal = authenticate(rt, request.headers, TokenKind.AGENT)
+    refusal = oauth.scope_refusal(principal.scopes, oauth.READ if request.method == "GET" else oauth.WRITE)
+    if refusal:
+        raise Forbidden(refusal)
+    return principal
 
 
 AgentDep = Annotated[Principal, Depends(agent)]

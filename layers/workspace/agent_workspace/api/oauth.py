@@ -12,7 +12,7 @@ import html
 import json
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
-from urllib.parse import parse_qs, unquote
+from urllib.parse import parse_qs, unquote, urlsplit
 
 from mcp.server.auth.handlers.authorize import AuthorizationHandler
 from mcp.server.auth.handlers.register import RegistrationHandler
@@ -107,8 +107,7 @@ class OAuthServer:
 
     @contextmanager
     def _context(self, request: Request) -> Iterator[None]:
-        source = request.client.host if request.client else "unknown"
-        reset = CURRENT.set(OAuthRequest(base_url(self._runtime, request), source))
+        reset = CURRENT.set(OAuthRequest(base_url(self._runtime, request), _source(request)))
         try:
             yield
         finally:
@@ -144,16 +143,33 @@ class OAuthServer:
         return JSONResponse(metadata, headers=_METADATA_HEADERS)
 
     async def authorize(self, request: Request) -> Response:
-        """The SDK's handler; where it would answer the browser with JSON (unknown client, unregistered redirect),
-        a page that says why instead. Either way nothing is sent to an unverified redirect URI."""
+        """The SDK's handler, with a page that says why where it would answer the browser with JSON (unknown client,
+        unregistered redirect) or send an error to a redirect URI nobody vouches for (RFC 9700 §4.11.2: a client
+        anyone registered must not make this server an open redirector). Bounded per address: each request stores
+        a consent request."""
+        if not await run_blocking(self.provider.directory.admit, "authorize", _source(request)):
+            return error_page("too many sign-in requests from this address; wait a minute", "temporarily_unavailable")
         self.provider.last_problem.set(None)
+        self.provider.last_client.set(None)
         with self._context(request):
             response = await self._authorize.handle(request)
-        if response.status_code != 400:
-            return response
+        if response.status_code == 302:
+            return self._unless_untrusted(response)
         answer = json.loads(bytes(response.body))
         why = self.provider.last_problem.get() or answer.get("error_description") or answer.get("error", "")
         return error_page(str(why), answer.get("error", "invalid_request"))
+
+    def _unless_untrusted(self, response: Response) -> Response:
+        """An error redirect goes only to this computer or to a metadata-document client's own host."""
+        target = response.headers["location"]
+        sent = parse_qs(urlsplit(target).query)
+        client = self.provider.last_client.get()
+        if "error" not in sent or oauth.is_loopback(urlsplit(target).hostname):
+            return response
+        if client is not None and client.verified_for(target):
+            return response
+        why = sent.get("error_description", sent["error"])[0]
+        return error_page(why, sent["error"][0])
 
     async def token(self, request: Request) -> Response:
         with self._context(request):
@@ -171,18 +187,26 @@ class OAuthServer:
 
     async def register(self, request: Request) -> Response:
         """RFC 7591 through the SDK, after this server's bounds: redirect URIs it accepts, and the rate."""
-        problem = _redirect_problem(await request.body())
+        body = await request.body()
+        if len(body) > oauth.REGISTRATION_BYTES:
+            too_large = f"a registration is at most {oauth.REGISTRATION_BYTES:,} bytes"
+            return JSONResponse({"error": "invalid_client_metadata", "error_description": too_large}, status_code=400)
+        problem = _redirect_problem(body)
         if problem:
             return JSONResponse({"error": "invalid_redirect_uri", "error_description": problem}, status_code=400)
-        source = request.client.host if request.client else "unknown"
-        if not await run_blocking(self.provider.directory.admit, source):
+        if not await run_blocking(self.provider.directory.admit, "register", _source(request)):
             return JSONResponse(
-                {"error": "temporarily_unavailable", "error_description": "too many registrations; retry in a minute"},
+                {"error": "temporarily_unavailable", "error_description": "too many registrations; retry later"},
                 status_code=429,
-                headers={"Retry-After": "60"},
+                headers={"Retry-After": "600"},
             )
         with self._context(request):
             return await self._register.handle(request)
+
+
+def _source(request: Request) -> str:
+    """The caller's address as the Function URL (through Mangum) or uvicorn saw it; never a forwarded-for header."""
+    return request.client.host if request.client else "unknown"
 
 
 def _replay(body: bytes) -> Receive:

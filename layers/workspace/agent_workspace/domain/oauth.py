@@ -25,10 +25,18 @@ REFRESH_SECONDS = 30 * 24 * 3600  # a refresh token unused this long is dead; ea
 UNUSED_CLIENT_SECONDS = 24 * 3600  # a registered client that never gets a grant is deleted (TTL)
 METADATA_CACHE_SECONDS = 3600  # a client metadata document is fetched again after an hour
 
-# Registration is unauthenticated: per source address and in all, per window. With unused clients expiring after a
-# day, at most REGISTRATIONS_PER_HOUR * 24 unused clients exist at once.
-REGISTRATIONS_PER_MINUTE_PER_ADDRESS = 10
+# Registration is unauthenticated: bounded per source address (an IPv6 /64 counts as one) and in all, per hour, the
+# address's share well below the whole. With unused clients expiring after a day, at most REGISTRATIONS_PER_HOUR * 24
+# unused clients exist at once. First fetches of client metadata documents have a budget of their own, so a flood of
+# registrations never locks out a client known by its document (a known document is fetched again uncounted).
+REGISTRATIONS_PER_HOUR_PER_ADDRESS = 20
 REGISTRATIONS_PER_HOUR = 300
+DOCUMENTS_PER_HOUR_PER_ADDRESS = 20
+DOCUMENTS_PER_HOUR = 300
+DOCUMENT_KEPT_SECONDS = 30 * 24 * 3600  # a known document is kept this long, served stale when a fetch fails
+AUTHORIZATIONS_PER_MINUTE_PER_ADDRESS = 30  # each stores a consent request for ten minutes
+REGISTRATION_BYTES = 8 * 1024
+STATE_MAX = 1024
 GRANTS_PER_WORKSPACE = 32  # connected apps: each holds a token with its own rate limit, like an agent token
 REDIRECT_URIS_MAX = 20
 REDIRECT_URI_MAX = 512

@@ -25,6 +25,9 @@ MAX_CLIENT_NAME_CHARS = 200
 USER_AGENT = "agent-workspace-client-metadata/1"
 _MAX_RAW_BYTES = 64 * 1024  # status line + headers + body: http.client alone would take 100 lines of 64 KiB
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
+_EMBEDDING_IPV4 = tuple(
+    ipaddress.ip_network(net) for net in ("::/96", "::ffff:0:0:0/96", "2002::/16", "64:ff9b:1::/48")
+)
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 Resolver = Callable[..., list[tuple[Any, ...]]]
@@ -60,7 +63,11 @@ def is_metadata_document_url(client_id: str) -> bool:
 
 
 def public_address(address: Address) -> bool:
-    """The default rule: only an address on the public internet, never loopback, private, link-local or multicast."""
+    """The default rule: only an address on the public internet, never loopback, private, link-local or multicast,
+    nor an IPv6 form that carries an IPv4 address some gateway may route to (IPv4-compatible, IPv4-translated,
+    6to4, local-use NAT64): those are refused outright rather than unwrapped."""
+    if isinstance(address, ipaddress.IPv6Address) and any(address in net for net in _EMBEDDING_IPV4):
+        return False
     return address.is_global and not address.is_multicast
 
 

@@ -6,13 +6,14 @@ The SDK's client model compares redirect URIs exactly and holds a plaintext secr
 
 import hashlib
 import hmac
+import ipaddress
 import json
 from typing import Any
 from urllib.parse import urlsplit
 
 from mcp.server.auth.provider import RegistrationError
 from mcp.shared.auth import InvalidRedirectUriError, InvalidScopeError, OAuthClientInformationFull
-from pydantic import AnyUrl, PrivateAttr
+from pydantic import AnyUrl, PrivateAttr, ValidationError
 
 from agent_workspace.domain import oauth
 from agent_workspace.domain.tokens import hash_token
@@ -68,12 +69,12 @@ class RegisteredClient(OAuthClientInformationFull):
         return parts.hostname or f"{parts.scheme}:"
 
     def verified_for(self, redirect_uri: str) -> bool:
-        """A metadata document's name and redirects were served by the client_id's own https host; a redirect to
-        that host (or to this computer) is the client's. A dynamically registered client asserted its name itself."""
+        """A metadata document's name and redirects were served by the client_id's own https host, so a redirect to
+        that host is the client's. Anyone may serve a document naming itself anything with a loopback redirect, and a
+        dynamically registered client asserted its name itself: neither is verified."""
         if self._registration != METADATA_DOCUMENT:
             return False
-        host = urlsplit(redirect_uri).hostname
-        return host == urlsplit(self.client_id).hostname or oauth.is_loopback(host)
+        return urlsplit(redirect_uri).hostname == urlsplit(self.client_id).hostname
 
 
 def redirect_problems(uris: list[str]) -> str | None:
@@ -104,28 +105,43 @@ class ClientDirectory:
         return _client(json.loads(stored["metadata"]), DYNAMIC, stored.get("secretHash"))
 
     def _from_document(self, url: str, source: str) -> RegisteredClient:
+        """The client its document describes: fetched at most hourly, a known one uncounted and, should the fetch
+        fail, served as last fetched; an unknown one counts against the document budget."""
         url_hash = hashlib.sha256(url.encode()).hexdigest()
         now = self._now()
         cached = self._runtime.oauth.get_document(url_hash, now)
-        if cached is not None:
-            if "problem" in cached:
-                raise LookupError(cached["problem"])
+        if cached is not None and "problem" in cached:
+            raise LookupError(cached["problem"])
+        if cached is not None and int(cached["freshUntil"]) > now:
             return _client(json.loads(cached["metadata"]), METADATA_DOCUMENT, None)
-        if not self.admit(source):
-            raise LookupError("too many new clients from this address or in all; try again in a minute")
+        if cached is None and not self.admit("document", source):
+            raise LookupError("too many new clients from this address or in all; try again later")
         try:
-            document = validate_document(url, (self._runtime.fetch_client_metadata or self._fetcher.fetch)(url))
-            problem = redirect_problems(list(document.get("redirect_uris", [])))
-            if problem:
-                raise ClientMetadataError(f"the client's metadata document at {url}: {problem}")
+            metadata = self._fetched(url)
+            client = _client(metadata, METADATA_DOCUMENT, None)
         except ClientMetadataError as error:
+            if cached is not None:
+                return _client(json.loads(cached["metadata"]), METADATA_DOCUMENT, None)
             # Remembered briefly too, so a broken or hostile document is not fetched again on every request.
             self._runtime.oauth.put_document(url_hash, {"problem": str(error), "expiresAt": now + 300})
             raise LookupError(str(error)) from None
-        metadata = {**document, "token_endpoint_auth_method": "none", "scope": " ".join(oauth.SCOPES)}
-        expires = now + oauth.METADATA_CACHE_SECONDS
-        self._runtime.oauth.put_document(url_hash, {"metadata": json.dumps(metadata), "expiresAt": expires})
-        return _client(metadata, METADATA_DOCUMENT, None)
+        fresh = {"metadata": json.dumps(metadata), "freshUntil": now + oauth.METADATA_CACHE_SECONDS}
+        self._runtime.oauth.put_document(url_hash, fresh | {"expiresAt": now + oauth.DOCUMENT_KEPT_SECONDS})
+        return client
+
+    def _fetched(self, url: str) -> dict[str, Any]:
+        """The document's metadata as this server keeps it, or `ClientMetadataError` for anything unusable."""
+        document = validate_document(url, (self._runtime.fetch_client_metadata or self._fetcher.fetch)(url))
+        problem = redirect_problems(list(document.get("redirect_uris", [])))
+        if problem:
+            raise ClientMetadataError(f"the client's metadata document at {url}: {problem}")
+        metadata = {**_kept(document), "token_endpoint_auth_method": "none", "scope": " ".join(oauth.SCOPES)}
+        try:
+            RegisteredClient.model_validate(metadata)
+        except ValidationError as error:
+            field = ".".join(str(part) for part in error.errors()[0]["loc"])
+            raise ClientMetadataError(f"the client's metadata document at {url}: {field} is not valid") from None
+        return metadata
 
     def register(self, client: OAuthClientInformationFull) -> None:
         """Store a dynamically registered client, its secret as a hash; refused with RFC 7591's error codes."""
@@ -136,8 +152,7 @@ class ClientDirectory:
             too_long = f"client_name is over {oauth.CLIENT_NAME_MAX} characters"
             raise RegistrationError("invalid_client_metadata", too_long)
         scopes = oauth.normalize_scopes(client.scope) or list(oauth.SCOPES)
-        metadata = client.model_dump(mode="json", exclude_none=True, exclude={"client_secret"})
-        metadata["scope"] = " ".join(scopes)
+        metadata = _kept(client.model_dump(mode="json", exclude_none=True)) | {"scope": " ".join(scopes)}
         now = self._now()
         record: dict[str, Any] = {
             "metadata": json.dumps(metadata),
@@ -148,14 +163,57 @@ class ClientDirectory:
             record["secretHash"] = hash_token(client.client_secret)
         self._runtime.oauth.put_client(client.client_id, record)
 
-    def admit(self, source: str) -> bool:
-        """Count a new client (a registration or a first document fetch) against both bounds."""
+    def admit(self, kind: str, source: str) -> bool:
+        """Count one unauthenticated request that stores something: a registration or a first document fetch
+        (per hour, per address and in all), or an authorization request (per minute, per address)."""
         now = self._now()
-        minute, hour = int(now // 60), int(now // 3600)
         store = self._runtime.oauth
-        return store.count_registration(
-            f"address#{source}", minute, oauth.REGISTRATIONS_PER_MINUTE_PER_ADDRESS, (minute + 2) * 60
-        ) and store.count_registration("all", hour, oauth.REGISTRATIONS_PER_HOUR, (hour + 2) * 3600)
+        address = f"{kind}#address#{_network(source)}"
+        if kind == "authorize":
+            minute = now // 60
+            return store.count_registration(
+                address, minute, oauth.AUTHORIZATIONS_PER_MINUTE_PER_ADDRESS, minute * 60 + 120
+            )
+        hour = now // 3600
+        per_address, in_all = _HOURLY[kind]
+        return store.count_registration(address, hour, per_address, hour * 3600 + 7200) and store.count_registration(
+            f"{kind}#all", hour, in_all, hour * 3600 + 7200
+        )
+
+
+_HOURLY = {
+    "register": (oauth.REGISTRATIONS_PER_HOUR_PER_ADDRESS, oauth.REGISTRATIONS_PER_HOUR),
+    "document": (oauth.DOCUMENTS_PER_HOUR_PER_ADDRESS, oauth.DOCUMENTS_PER_HOUR),
+}
+# What is kept of a client's metadata: what sign-in uses and shows, nothing else a registration may carry.
+_KEPT = (
+    "client_id",
+    "client_name",
+    "client_uri",
+    "redirect_uris",
+    "grant_types",
+    "response_types",
+    "scope",
+    "token_endpoint_auth_method",
+    "client_id_issued_at",
+    "client_secret_expires_at",
+    "application_type",
+)
+
+
+def _kept(metadata: dict[str, Any]) -> dict[str, Any]:
+    return {name: metadata[name] for name in _KEPT if name in metadata}
+
+
+def _network(source: str) -> str:
+    """Who a source address is, for counting: an IPv6 address by its /64 (one host usually holds a whole /64)."""
+    try:
+        address = ipaddress.ip_address(source)
+    except ValueError:
+        return source[:64]
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is None:
+        return str(ipaddress.IPv6Network((address, 64), strict=False))
+    return str(address.ipv4_mapped or address) if isinstance(address, ipaddress.IPv6Address) else str(address)
 
 
 def _client(metadata: dict[str, Any], registration: str, secret_hash: str | None) -> RegisteredClient:

@@ -6,6 +6,7 @@ exactly what an agent token gets, and whatever is keyed by token id (sessions, c
 the grant and survives a refresh.
 """
 
+import re
 import secrets
 import time
 from contextvars import ContextVar
@@ -28,7 +29,7 @@ from agent_workspace.domain.clock import iso
 from agent_workspace.domain.errors import Conflict
 from agent_workspace.domain.tokens import TokenKind, hash_token, new_token
 from agent_workspace.runtime import Runtime
-from agent_workspace.services.oauth_clients import ClientDirectory, RegisteredClient
+from agent_workspace.services.oauth_clients import METADATA_DOCUMENT, ClientDirectory, RegisteredClient
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,13 @@ class OAuthRequest:
 
 
 CURRENT: ContextVar[OAuthRequest] = ContextVar("oauth_request")
+
+
+_CHALLENGE = re.compile(r"[A-Za-z0-9_-]{43}")  # RFC 7636 §4.2: BASE64URL(SHA256(verifier)), unpadded
+
+
+def _text(value: object) -> str | None:
+    return str(value) if value is not None else None
 
 
 class IssuedCode(AuthorizationCode):
@@ -76,6 +84,7 @@ class WorkspaceOAuthProvider:
         self._runtime = runtime
         self.directory = directory
         self.last_problem: ContextVar[str | None] = ContextVar("oauth_client_problem", default=None)
+        self.last_client: ContextVar[RegisteredClient | None] = ContextVar("oauth_client", default=None)
 
     def _now(self) -> int:
         return int(self._runtime.clock().timestamp())
@@ -84,10 +93,12 @@ class WorkspaceOAuthProvider:
 
     async def get_client(self, client_id: str) -> RegisteredClient | None:
         try:
-            return await run_blocking(self.directory.find, client_id, CURRENT.get().source)
+            client = await run_blocking(self.directory.find, client_id, CURRENT.get().source)
         except LookupError as problem:
             self.last_problem.set(str(problem))
             return None
+        self.last_client.set(client)
+        return client
 
     async def register_client(self, client_info: OAuthClientInformationFull) -> None:
         await run_blocking(self.directory.register, client_info)
@@ -100,6 +111,10 @@ class WorkspaceOAuthProvider:
         if params.resource is not None and params.resource.rstrip("/") != request.resource:
             raise AuthorizeError("invalid_target", f"resource must be this server's MCP URL, {request.resource}")
         assert isinstance(client, RegisteredClient)
+        if not _CHALLENGE.fullmatch(params.code_challenge):
+            raise AuthorizeError("invalid_request", "code_challenge must be an S256 challenge: 43 base64url characters")
+        if params.state is not None and len(params.state) > oauth.STATE_MAX:
+            raise AuthorizeError("invalid_request", f"state is over {oauth.STATE_MAX:,} characters")
         redirect = str(params.redirect_uri)
         request_id = secrets.token_urlsafe(24)
         now = self._now()
@@ -109,7 +124,8 @@ class WorkspaceOAuthProvider:
             {
                 "clientId": client.client_id,
                 "clientName": client.client_name or client.redirect_host(redirect),
-                "clientUri": str(client.client_uri) if client.client_uri else None,
+                # Who vouches for the client: its metadata document's URL, or what it registered about itself.
+                "clientUri": client.client_id if client.registration == METADATA_DOCUMENT else _text(client.client_uri),
                 "registration": client.registration,
                 "verified": client.verified_for(redirect),
                 "redirectUri": redirect,
@@ -177,7 +193,7 @@ class WorkspaceOAuthProvider:
                 f"the workspace has {oauth.GRANTS_PER_WORKSPACE} connected apps, the most it may have; "
                 "a person revokes one in the console first",
             ) from None
-        if isinstance(client, RegisteredClient) and client.registration != "metadata-document":
+        if isinstance(client, RegisteredClient) and client.registration != METADATA_DOCUMENT:
             await run_blocking(self._runtime.oauth.keep_client, client.client_id)
         return token
 

@@ -113,8 +113,7 @@ class OAuthStore:
             self._put_item(keys.oauth_refresh_pk(refresh[0]), refresh[1], NEW_ITEM),
             self._update(keys.account_pk(account), counted, keys.workspace_sk(workspace)),
         ]
-        with translating_errors("this authorization code was used already or has expired"):
-            self._db.transact_write_items(TransactItems=items)
+        self._transact(items, "this authorization code was used already or has expired")
 
     def keep_client(self, client_id: str) -> None:
         """A registered client that got a grant no longer expires as unused."""
@@ -173,8 +172,7 @@ class OAuthStore:
             self._put_item(keys.token_pk(access[0]), access[1], NEW_ITEM, keys.TOKEN_SK),
             self._put_item(keys.oauth_refresh_pk(refresh[0]), refresh[1], NEW_ITEM),
         ]
-        with translating_errors("this refresh token was used already"):
-            self._db.transact_write_items(TransactItems=items)
+        self._transact(items, "this refresh token was used already")
 
     def revoke_grant(self, account_id: str, workspace_id: str, grant_id: str) -> str | None:
         """Delete the grant with its live tokens and uncount it; the revoked access token's hash, None if no grant.
@@ -233,6 +231,21 @@ class OAuthStore:
         return grants
 
     # -- plumbing ------------------------------------------------------------------------------------
+
+    def _transact(self, items: list[dict[str, Any]], lost: str) -> None:
+        """The transaction, retried while it only collided with another one in flight: its conditions, not the
+        collision, must decide (a reused code or refresh token racing the first use is told by them, and revoked).
+        `Conflict` with the cancellation reasons once a condition failed."""
+        for attempt in range(_ROUNDS):
+            try:
+                with translating_errors(lost):
+                    self._db.transact_write_items(TransactItems=items)
+                return
+            except Conflict as conflict:
+                if "ConditionalCheckFailed" in conflict.reasons or not conflict.reasons:
+                    raise
+                back_off(attempt)
+        raise Unavailable("the store is busy; retry shortly")
 
     def _live(self, pk: str, now: int, consistent: bool) -> dict[str, Any] | None:
         values = get_item(self._db, self._table, pk, keys.OAUTH_SK, consistent)
