@@ -87,7 +87,7 @@ async def test_load_limits_budget_version_harness_and_workspace(agent):
         ({"workspace": "w" * 201}, "workspace"),
     ):
         text = await refused(agent, "load_agent", {"agent": made["id"], **arguments})
-        assert text.startswith("agent load: ") and field in text, text
+        assert text.startswith("load_agent: ") and field in text, text
     for budget in (2_000, 96_000):
         await loaded(agent, made["id"], budget=budget, harness="agents-md", workspace="w" * 200, version=1)
 
@@ -232,7 +232,7 @@ async def test_remember_limits_at_and_past_each_bound(agent, monkeypatch):
             "description": "d",
         }
         text = await refused(agent, "agent_remember", base | arguments)
-        assert text.startswith("agent remember: ") and field in text, text
+        assert text.startswith("agent_remember: ") and field in text, text
     text = await refused(
         agent, "agent_remember", {"agent": made["id"], "name": "x", "body": "b", "type": "user", "description": "d"}
     )

@@ -57,7 +57,7 @@ async def test_create_limits_at_and_past_each_bound(agent):
         ({"name": "ok", "primaryHarness": "emacs"}, "primaryHarness"),
     ):
         text = await refused(agent, "create_agent", arguments)
-        assert text.startswith("agent create: ") and field in text, text
+        assert text.startswith("create_agent: ") and field in text, text
 
 
 async def test_a_slug_is_unique_in_the_account_and_the_cap_holds(agent, monkeypatch):
@@ -67,7 +67,7 @@ async def test_a_slug_is_unique_in_the_account_and_the_cap_holds(agent, monkeypa
     monkeypatch.setattr(rules, "AGENTS_PER_ACCOUNT", 2)
     await ok(agent, "create_agent", name="Second")
     text = await refused(agent, "create_agent", {"name": "Third"})
-    assert text == "agent create: this account has 2 agents already, the most it may hold"
+    assert text == "create_agent: this account has 2 agents already, the most it may hold"
 
 
 # update_agent_prompt: "If basedOn is not the live version the edit is refused, so two devices never overwrite each

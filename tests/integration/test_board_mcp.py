@@ -74,7 +74,7 @@ async def test_project_context_has_its_memory_conventions_and_decisions(agent, c
 @pytest.mark.parametrize("project_id", ["0kGpezGeuxt", "x" * 2000, "../etc"])
 async def test_an_unknown_project_is_not_found_naming_it(agent, project_id):
     text, is_error = await agent.raw("get_project_context", {"projectId": project_id})
-    assert is_error and text.startswith("board project: no project ") and "in this workspace" in text
+    assert is_error and text.startswith("get_project_context: no project ") and "in this workspace" in text
 
 
 @pytest.mark.parametrize(
@@ -88,10 +88,12 @@ async def test_an_unknown_project_is_not_found_naming_it(agent, project_id):
         ({"title": "ok", "owner": "me"}, "owner"),
     ],
 )
-async def test_bad_input_is_refused_naming_the_action_and_the_field_and_nothing_is_made(agent, arguments, field):
-    for name, action in (("create_project", "createProject"), ("create_epic", "createEpic")):
+async def test_bad_input_is_refused_naming_the_tool_as_called_and_the_field_and_nothing_is_made(
+    agent, arguments, field
+):
+    for name in ("create_project", "create_epic"):
         text, is_error = await agent.raw(name, arguments)
-        assert is_error and text.startswith(f"board {action}: ") and field in text, text
+        assert is_error and text.startswith(f"{name}: ") and field in text, text
     context = await ok(agent, "get_workspace_context")
     assert (context["projects"], context["epics"]) == ([], [])
 
@@ -112,7 +114,7 @@ async def test_the_epic_cap_holds_and_its_refusal_says_so(agent, runtime, seeded
     for n in range(2):
         await ok(agent, "create_epic", title=f"epic {n}")
     text, is_error = await agent.raw("create_epic", {"title": "one more"})
-    assert is_error and text == "board createEpic: this workspace has 2 epics already, the most it may hold"
+    assert is_error and text == "create_epic: this workspace has 2 epics already, the most it may hold"
     assert len((await ok(agent, "get_workspace_context"))["epics"]) == 2
     assert EPICS_MAX == 200
 

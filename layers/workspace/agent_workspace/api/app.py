@@ -29,8 +29,9 @@ from agent_workspace.api.hangup import HangupWatch
 from agent_workspace.api.html_policy import HtmlPolicy
 from agent_workspace.api.oauth import OAuthServer
 from agent_workspace.api.response_limit import ResponseSizeLimit
-from agent_workspace.mcp_server.endpoint import McpEndpoint
+from agent_workspace.mcp_server.endpoint import McpEndpoint, not_served
 from agent_workspace.mcp_server.server import workspace_server
+from agent_workspace.mcp_server.surfaces import SURFACES
 from agent_workspace.runtime import Runtime
 
 
@@ -48,16 +49,19 @@ def create_app(runtime: Runtime) -> FastAPI:
 
     # Routed directly: `app.mount("/mcp", ...)` would answer POST /mcp with a 307 to /mcp/, and
     # a client that follows a 307 for a POST is rare; a trailing slash is served, not redirected, too.
-    mcp_endpoint = McpEndpoint(workspace_server(), runtime)
-    app.router.routes.append(Route("/mcp", mcp_endpoint, methods=None))
-    app.router.routes.append(Route("/mcp/", mcp_endpoint, methods=None))
+    # Each reference's tools on a path of its own (`mcp_server.surfaces`); any other path under /mcp is not served.
+    for surface in SURFACES:
+        endpoint = McpEndpoint(workspace_server(surface), runtime)
+        app.router.routes.append(Route(surface.path, endpoint, methods=None))
+        app.router.routes.append(Route(f"{surface.path}/", endpoint, methods=None))
+    app.router.routes.append(Route("/mcp/{rest:path}", not_served, methods=None))
 
     @app.get("/health", tags=["meta"])
     def health() -> dict:
         return {"status": "ok"}
 
     # Sign-in (OAuth 2.1, the MCP authorization spec): metadata, /authorize, /token, /register, /revoke.
-    app.router.routes.extend(OAuthServer(runtime).routes())
+    app.router.routes.extend(OAuthServer(runtime, tuple(s.path for s in SURFACES)).routes())
 
     app.include_router(workspaces.router)
     app.include_router(human_tokens.router)

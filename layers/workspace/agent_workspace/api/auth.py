@@ -52,7 +52,9 @@ def www_authenticate(runtime: Runtime, connection: HTTPConnection) -> str:
     """Where to learn how to sign in (RFC 9728); with `invalid_token` (RFC 6750 §3.1) when a token was sent but
     is unknown, revoked or expired, which tells a signed-in app to refresh it."""
     invalid = 'error="invalid_token", ' if bearer_token(connection.headers) else ""
-    return f'Bearer {invalid}resource_metadata="{base_url(runtime, connection)}{METADATA_PATH}"'
+    path = connection.url.path.rstrip("/")
+    metadata = f"{METADATA_PATH}{path}" if path.startswith("/mcp/") else METADATA_PATH  # RFC 9728 §3.1, per path
+    return f'Bearer {invalid}resource_metadata="{base_url(runtime, connection)}{metadata}"'
 
 
 def error_headers(runtime: Runtime, connection: HTTPConnection, error: WorkspaceError) -> dict[str, str]:

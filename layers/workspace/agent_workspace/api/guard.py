@@ -14,6 +14,7 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from agent_workspace.api.asgi_json import send_problem
+from agent_workspace.api.auth import METADATA_PATH
 from agent_workspace.api.oauth import CROSS_ORIGIN_PATHS
 from agent_workspace.config import Settings
 
@@ -44,7 +45,8 @@ class HostOriginGuard:
             return True
         if origin.startswith(_EXTENSION_SCHEME) and scope.get("path", "").startswith("/api/"):
             return True
-        if scope.get("path", "") in CROSS_ORIGIN_PATHS:
+        path = scope.get("path", "")
+        if path in CROSS_ORIGIN_PATHS or path.startswith(f"{METADATA_PATH}/"):
             return True  # OAuth's token, registration, revocation and metadata: no cookie, any client's origin
         scheme = Headers(scope=scope).get("x-forwarded-proto", scope.get("scheme", "http"))
         return bool(host) and origin == f"{scheme}://{host}"

@@ -38,9 +38,7 @@ from agent_workspace.services.oauth_provider import CURRENT, OAuthRequest, Works
 SERVER_METADATA_PATH = "/.well-known/oauth-authorization-server"
 # Endpoints an OAuth client calls from any origin (a browser-based client such as the MCP Inspector): they use no
 # cookie, so the SDK answers them with CORS for every origin, and `api.guard` lets any Origin through to them.
-CROSS_ORIGIN_PATHS = frozenset(
-    {SERVER_METADATA_PATH, METADATA_PATH, f"{METADATA_PATH}/mcp", "/token", "/register", "/revoke"}
-)
+CROSS_ORIGIN_PATHS = frozenset({SERVER_METADATA_PATH, METADATA_PATH, "/token", "/register", "/revoke"})
 
 _REGISTRATION = ClientRegistrationOptions(
     enabled=True, valid_scopes=[*oauth.SCOPES, *oauth.SCOPE_ALIASES], default_scopes=list(oauth.SCOPES)
@@ -82,8 +80,10 @@ def _presented_secret(request: Request, posted: object, client_id: str) -> str |
 
 
 class OAuthServer:
-    def __init__(self, runtime: Runtime) -> None:
+    def __init__(self, runtime: Runtime, resource_paths: tuple[str, ...] = ("/mcp",)) -> None:
+        """`resource_paths`: the MCP paths a token may be asked for (RFC 8707); each is one of this server's."""
         self._runtime = runtime
+        self._resource_paths = resource_paths
         self.provider = WorkspaceOAuthProvider(runtime, ClientDirectory(runtime))
         authenticator = HashedSecretAuthenticator(self.provider)
         self._authorize = AuthorizationHandler(self.provider)
@@ -98,7 +98,7 @@ class OAuthServer:
         return [
             cross_origin(SERVER_METADATA_PATH, self.server_metadata, "GET"),
             cross_origin(METADATA_PATH, self.resource_metadata, "GET"),
-            cross_origin(f"{METADATA_PATH}/mcp", self.resource_metadata, "GET"),
+            *(cross_origin(f"{METADATA_PATH}{path}", self.resource_metadata, "GET") for path in self._resource_paths),
             Route("/authorize", self.authorize, methods=["GET", "POST"]),  # navigated to: no CORS
             cross_origin("/token", self.token, "POST"),
             cross_origin("/register", self.register, "POST"),
@@ -107,7 +107,7 @@ class OAuthServer:
 
     @contextmanager
     def _context(self, request: Request) -> Iterator[None]:
-        reset = CURRENT.set(OAuthRequest(base_url(self._runtime, request), _source(request)))
+        reset = CURRENT.set(OAuthRequest(base_url(self._runtime, request), _source(request), self._resource_paths))
         try:
             yield
         finally:
@@ -130,16 +130,18 @@ class OAuthServer:
         return JSONResponse(metadata, headers=_METADATA_HEADERS)
 
     async def resource_metadata(self, request: Request) -> Response:
-        """RFC 9728: /mcp is protected, takes a bearer token in the header, and this server issues it."""
+        """RFC 9728: an MCP path is protected, takes a bearer token in the header, and this server issues it. At
+        the well-known root, and inserted before each path (§3.1): /.well-known/oauth-protected-resource/mcp/omr."""
         base = base_url(self._runtime, request)
+        path = request.url.path.removeprefix(METADATA_PATH) or "/mcp"
         metadata = ProtectedResourceMetadata(
-            resource=AnyHttpUrl(f"{base}/mcp"),
+            resource=AnyHttpUrl(f"{base}{path}"),
             authorization_servers=[AnyHttpUrl(base)],
             scopes_supported=list(oauth.SCOPES),
             resource_name="Agent Workspace",
             resource_documentation=AnyHttpUrl(f"{base}/openapi.json"),
         ).model_dump(mode="json", exclude_none=True)
-        metadata |= {"resource": f"{base}/mcp", "authorization_servers": [base]}  # spelled exactly, no slash added
+        metadata |= {"resource": f"{base}{path}", "authorization_servers": [base]}  # spelled exactly, no slash added
         return JSONResponse(metadata, headers=_METADATA_HEADERS)
 
     async def authorize(self, request: Request) -> Response:

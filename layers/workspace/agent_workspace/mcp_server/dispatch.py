@@ -18,9 +18,10 @@ from agent_workspace.domain.errors import WorkspaceError, field_path
 from agent_workspace.domain.paging import ANSWER_MAX, structured_wire_size, text_wire_size
 from agent_workspace.domain.text import DETAIL_MAX, echo
 from agent_workspace.mcp_server import help_text
-from agent_workspace.mcp_server.legacy import OLD_TOOL_NAMES, RENAMED_FIELDS
+from agent_workspace.mcp_server.legacy import RENAMED_FIELDS
 from agent_workspace.mcp_server.registry import Action, Call, HelpPayload, Registry, TextBlocks, Tool
-from agent_workspace.mcp_server.tool_schemas import check_answer
+from agent_workspace.mcp_server.surfaces import REFERENCE_TOOL_NAMES, WORKSPACE, ListedTool, Surface
+from agent_workspace.mcp_server.tool_schemas import check_answer, check_listed_answer
 from agent_workspace.observability import logger
 
 HELP_TOOL = "help"
@@ -45,35 +46,43 @@ class _HelpArguments(BaseModel):
     action: str | None = None
 
 
-async def dispatch(registry: Registry, call: Call, name: str, arguments: dict[str, Any] | None) -> ToolOutcome:
+async def dispatch(
+    registry: Registry, call: Call, name: str, arguments: dict[str, Any] | None, surface: Surface = WORKSPACE
+) -> ToolOutcome:
+    """One `tools/call` on the MCP path of `surface`: only the names that path answers are served."""
     try:
-        if name == HELP_TOOL:
-            return ToolOutcome(answer_help(registry, arguments or {}))
-        tool, action, payload = resolve(registry, name, arguments or {})
+        if name == HELP_TOOL and surface.lists_help:
+            return ToolOutcome(answer_help(surface_registry(registry, surface), arguments or {}))
+        tool, action, payload = resolve(registry, name, arguments or {}, surface)
         if action is tool.help_action:
             text = _tool_help(tool, payload)
             return ToolOutcome(text, structured={"text": text})  # a text answer of a tool with an outputSchema
-        return await _run(tool, action, call, payload, listed=name == tool.name)
+        return await _run(tool, action, call, payload, called=name, listed=surface.listed_tool(name))
     except CallRefused as refused:
         return ToolOutcome(str(refused), is_error=True)
 
 
-def resolve(registry: Registry, name: str, arguments: dict[str, Any]) -> tuple[Tool, Action, BaseModel]:
-    """Find the tool and action a call means and decode its payload strictly."""
-    if name in OLD_TOOL_NAMES and registry.tool(name) is None:
-        tool_name, action_name = OLD_TOOL_NAMES[name]
-        tool = registry.tool(tool_name)
-        action = tool.action(action_name) if tool else None
+def resolve(
+    registry: Registry, name: str, arguments: dict[str, Any], surface: Surface = WORKSPACE
+) -> tuple[Tool, Action, BaseModel]:
+    """Find the tool and action a call means and decode its payload strictly. A name of a reference's tool is called
+    flat (its arguments are the payload), and every refusal names the tool as it was called."""
+    target = None if surface.lists_action_tool(name) and registry.tool(name) else surface.target(name)
+    if target is not None:
+        tool = registry.tool(target[0])
+        action = tool.action(target[1]) if tool else None
         if tool is None or action is None:
-            raise CallRefused(_unknown_tool(registry, name))
+            raise CallRefused(_unknown_tool(registry, name, surface))
         raw_payload: Any = arguments
+        # A reference's own tool is named as called; AgentRQ's old names are rewrites to their action (its contract).
+        where = name if name in REFERENCE_TOOL_NAMES else f"{tool.name} {action.name}"
     else:
-        tool = registry.tool(name)
+        tool = registry.tool(name) if surface.lists_action_tool(name) else None
         if tool is None:
-            raise CallRefused(_unknown_tool(registry, name))
+            raise CallRefused(_unknown_tool(registry, name, surface))
         action = _action_of(tool, arguments)
         raw_payload = _payload_of(tool, action, arguments)
-    where = f"{tool.name} {action.name}"
+        where = f"{tool.name} {action.name}"
     payload = _renamed(where, RENAMED_FIELDS.get((tool.name, action.name), {}), raw_payload)
     try:
         return tool, action, action.payload.model_validate(payload)
@@ -81,8 +90,16 @@ def resolve(registry: Registry, name: str, arguments: dict[str, Any]) -> tuple[T
         raise CallRefused(f"{where}: {describe_validation_error(error, action)}") from None
 
 
-def _unknown_tool(registry: Registry, name: str) -> str:
-    return f"unknown tool '{echo(name)}'; tools: {', '.join([*registry.tool_names, HELP_TOOL])}"
+def surface_registry(registry: Registry, surface: Surface) -> Registry:
+    """The action tools a path lists (all of them on /mcp), which its `help` describes."""
+    if surface.action_tools is None:
+        return registry
+    return Registry(tuple(tool for tool in registry if tool.name in surface.action_tools))
+
+
+def _unknown_tool(registry: Registry, name: str, surface: Surface) -> str:
+    names = [tool.name for tool in surface_registry(registry, surface)] + [t.name for t in surface.listed]
+    return f"unknown tool '{echo(name)}'; tools: {', '.join([*names, *([HELP_TOOL] if surface.lists_help else [])])}"
 
 
 def _action_of(tool: Tool, arguments: dict[str, Any]) -> Action:
@@ -131,11 +148,15 @@ def _renamed(where: str, renames: dict[str, str], payload: Any) -> Any:
     return payload
 
 
-async def _run(tool: Tool, action: Action, call: Call, payload: BaseModel, listed: bool = True) -> ToolOutcome:
-    """`listed`: called by the tool's listed name, whose outputSchema wants even a text answer as {"text": …}. An old
-    name is listed with no schema, and a peer's text answer has no structured copy (OMR's load_agent: "text blocks,
-    with no structured copy"), so there a text answer is text only; a JSON answer keeps its structured copy."""
-    where = f"{tool.name} {action.name}"
+async def _run(
+    tool: Tool, action: Action, call: Call, payload: BaseModel, called: str, listed: ListedTool | None = None
+) -> ToolOutcome:
+    """Called by the action tool's own name, whose outputSchema wants even a text answer as {"text": …}, or by a
+    reference's name (`called`), listed on its path with the action's own schema or none: a peer's text answer has
+    no structured copy (OMR's load_agent: "text blocks, with no structured copy"), so there a text answer is text
+    only; a JSON answer keeps its structured copy, in the reference's words where it has a presenter (`listed`)."""
+    by_action_tool = called == tool.name
+    where = called if called in REFERENCE_TOOL_NAMES else f"{tool.name} {action.name}"
     refusal = oauth.scope_refusal(call.principal.scopes, oauth.READ if action.read_only else oauth.WRITE)
     if refusal:
         return ToolOutcome(f"{where}: {refusal}", is_error=True)
@@ -155,6 +176,10 @@ async def _run(tool: Tool, action: Action, call: Call, payload: BaseModel, liste
             f"{where}: internal error; retry shortly, and report ref {ref} if it persists",
             is_error=True,
         )
+    presented = listed is not None and listed.present is not None and isinstance(result, dict)
+    if presented:
+        assert listed is not None and listed.present is not None
+        result = listed.present(result)
     text = render(result)
     answer = result if isinstance(result, dict) else {"text": text}
     size = text_wire_size(text) + structured_wire_size(text if answer is result else json.dumps(answer))
@@ -165,8 +190,12 @@ async def _run(tool: Tool, action: Action, call: Call, payload: BaseModel, liste
             is_error=True,
         )
     if call.runtime.settings.check_answers:
-        check_answer(tool, action, answer)
-    structured = answer if listed or answer is result else None
+        if presented:
+            assert listed is not None
+            check_listed_answer(listed, answer)
+        else:
+            check_answer(tool, action, answer)
+    structured = answer if by_action_tool or answer is result else None
     return ToolOutcome(text, blocks=result if isinstance(result, TextBlocks) else (), structured=structured)
 
 

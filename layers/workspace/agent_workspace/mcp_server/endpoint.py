@@ -23,9 +23,11 @@ from agent_workspace.api.asgi_json import send_problem
 from agent_workspace.api.auth import authenticate, base_url, error_headers
 from agent_workspace.blocking import invocation_deadline, run_blocking
 from agent_workspace.domain.errors import WorkspaceError
+from agent_workspace.domain.text import echo
 from agent_workspace.domain.tokens import TokenKind
 from agent_workspace.mcp_server.registry import Call
 from agent_workspace.mcp_server.server import REQUEST_STATE_KEY
+from agent_workspace.mcp_server.surfaces import SURFACES
 from agent_workspace.runtime import Runtime
 
 # Host and Origin are checked by `api.guard` for the whole app; the SDK's own check defaults to
@@ -81,6 +83,18 @@ class McpEndpoint:
         )
         async with manager.run():
             await manager.handle_request(scope, receive, send)
+
+
+class NotServed:
+    """A path under /mcp that no reference has: 404 for every method, before any token is looked at. (An ASGI
+    object, not a function: Starlette would serve a function as a GET-only endpoint and answer 405.)"""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        paths = ", ".join(s.path for s in SURFACES)
+        await send_problem(send, 404, f"no MCP server at {echo(scope['path'])}; MCP is served at {paths}")
+
+
+not_served = NotServed()
 
 
 async def _buffered(scope: Scope, receive: Receive, limit: int) -> tuple[bytes | None, Receive]:

@@ -11,9 +11,10 @@ from agent_workspace import __version__
 from agent_workspace.blocking import run_blocking
 from agent_workspace.domain.models import Actor
 from agent_workspace.mcp_server import resources, skills_extension
-from agent_workspace.mcp_server.dispatch import HELP_TOOL, dispatch
+from agent_workspace.mcp_server.dispatch import HELP_TOOL, dispatch, surface_registry
 from agent_workspace.mcp_server.registry import Call, Registry, Tool
-from agent_workspace.mcp_server.tool_schemas import input_schema, output_schema
+from agent_workspace.mcp_server.surfaces import WORKSPACE, ListedTool, Surface
+from agent_workspace.mcp_server.tool_schemas import flat_input_schema, flat_output_schema, input_schema, output_schema
 from agent_workspace.services import agent_sessions
 from agent_workspace.tools import REGISTRY
 
@@ -69,9 +70,34 @@ def _help_tool() -> types.Tool:
     )
 
 
+def _reference_tool(registry: Registry, listed: ListedTool) -> types.Tool:
+    """A reference's tool by its own name: its description, its arguments flat, its own hints."""
+    tool = registry.tool(listed.target[0])
+    action = tool.action(listed.target[1]) if tool else None
+    assert tool is not None and action is not None, listed.name
+    title = listed.name.replace("_", " ").capitalize()
+    return types.Tool(
+        name=listed.name,
+        title=title,
+        description=listed.description,
+        input_schema=flat_input_schema(listed, action),
+        output_schema=flat_output_schema(listed, action),
+        annotations=types.ToolAnnotations(
+            title=title,
+            read_only_hint=action.read_only,
+            destructive_hint=action.destructive,
+            idempotent_hint=action.read_only or action.idempotent,
+            open_world_hint=tool.open_world,
+        ),
+    )
+
+
 @cache
-def listed_tools(registry: Registry) -> list[types.Tool]:
-    return [*(_listed_tool(tool) for tool in registry), _help_tool()]
+def listed_tools(registry: Registry, surface: Surface = WORKSPACE) -> list[types.Tool]:
+    """What `tools/list` answers on the path of `surface`."""
+    action_tools = [_listed_tool(tool) for tool in surface_registry(registry, surface)]
+    references = [_reference_tool(registry, listed) for listed in surface.listed]
+    return [*action_tools, *references, *([_help_tool()] if surface.lists_help else [])]
 
 
 _PROMPT_ARGUMENTS = (
@@ -99,13 +125,13 @@ def _typed(arguments: dict[str, str]) -> dict[str, Any]:
     }
 
 
-def build_server(registry: Registry) -> Server[Any]:
+def build_server(registry: Registry, surface: Surface = WORKSPACE) -> Server[Any]:
     async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=listed_tools(registry))
+        return types.ListToolsResult(tools=listed_tools(registry, surface))
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         call: Call = ctx.request.state.workspace_call
-        outcome = await dispatch(registry, call, params.name, params.arguments)
+        outcome = await dispatch(registry, call, params.name, params.arguments, surface)
         texts = outcome.blocks or (outcome.text,)
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=text) for text in texts],
@@ -138,7 +164,7 @@ def build_server(registry: Registry) -> Server[Any]:
         "agent-workspace",
         version=__version__,
         title="Agent Workspace",
-        instructions=INSTRUCTIONS,
+        instructions=surface.instructions or INSTRUCTIONS,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
         on_list_prompts=list_prompts,
@@ -158,6 +184,6 @@ async def _set_logging_level(ctx: Any, params: types.SetLevelRequestParams) -> t
     return types.EmptyResult()
 
 
-def workspace_server() -> Server[Any]:
-    """The server of this deployment's tools: the app wires it in without knowing the tools itself."""
-    return build_server(REGISTRY)
+def workspace_server(surface: Surface = WORKSPACE) -> Server[Any]:
+    """The server of this deployment's tools on one MCP path: the app wires it in without knowing the tools."""
+    return build_server(REGISTRY, surface)

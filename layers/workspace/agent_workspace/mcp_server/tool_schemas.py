@@ -13,6 +13,7 @@ from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
 from agent_workspace.mcp_server.registry import Action, Answer, Tool
+from agent_workspace.mcp_server.surfaces import ListedTool
 
 DEFS = "#/$defs/{model}"
 
@@ -61,6 +62,48 @@ def output_schema(tool: Tool) -> dict[str, Any]:
         for model, actions in models.items()
     ]
     return {"type": "object", "oneOf": branches, "$defs": defs}
+
+
+def flat_input_schema(listed: ListedTool, action: Action) -> dict[str, Any]:
+    """A reference's tool takes its action's payload fields as its own arguments: that payload's schema, with the
+    fields described (a reference tool has one action, so the listing can afford it) and the reference's own rules."""
+    defs, names = _schemas([action.payload], "validation")
+    schema: dict[str, Any] = {**defs[names[action.payload]]}
+    properties = {**schema.get("properties", {})}
+    for field_name, change in listed.input_overrides.items():
+        properties[field_name] = {**properties.get(field_name, {}), **change}
+    schema["properties"] = properties
+    required = [*schema.get("required", []), *(r for r in listed.required if r not in schema.get("required", []))]
+    if required:
+        schema["required"] = required
+    nested = _referenced(schema, defs)
+    if nested:
+        schema["$defs"] = nested
+    return schema
+
+
+def flat_output_schema(listed: ListedTool, action: Action) -> dict[str, Any] | None:
+    """The action's own result models, for an action that answers JSON only (a text answer of a reference's tool has
+    no structured copy, so it may carry no outputSchema), or what the reference's presenter makes of them."""
+    if listed.output_schema is not None:
+        return listed.output_schema
+    if action.result is None or action.text_too:
+        return None
+    models = _models_of(action)
+    defs, names = _schemas(models, "serialization")
+    defs = _undescribed(defs)
+    if len(models) == 1:
+        return {**defs.pop(names[models[0]]), **({"$defs": defs} if defs else {})}
+    return {"type": "object", "oneOf": [{"$ref": DEFS.format(model=names[m])} for m in models], "$defs": defs}
+
+
+def check_listed_answer(listed: ListedTool, answer: dict[str, Any]) -> None:
+    """A presented answer against what its tool lists (on in the tests, like `check_answer`)."""
+    if listed.output_schema is None:
+        return
+    problem = next(iter(Draft202012Validator(listed.output_schema).iter_errors(answer)), None)
+    if problem is not None:
+        raise AnswerMismatch(f"{listed.name}: the answer does not match its outputSchema: {problem.message}")
 
 
 def check_answer(tool: Tool, action: Action, answer: dict[str, Any]) -> None:

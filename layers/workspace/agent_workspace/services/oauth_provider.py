@@ -38,10 +38,14 @@ class OAuthRequest:
 
     base_url: str
     source: str
+    resource_paths: tuple[str, ...] = ("/mcp",)  # the MCP paths a token may be asked for; the first is the default
 
     @property
     def resource(self) -> str:
-        return f"{self.base_url}/mcp"
+        return f"{self.base_url}{self.resource_paths[0]}"
+
+    def serves(self, resource: str) -> bool:
+        return resource.rstrip("/") in {f"{self.base_url}{path}" for path in self.resource_paths}
 
 
 CURRENT: ContextVar[OAuthRequest] = ContextVar("oauth_request")
@@ -108,8 +112,10 @@ class WorkspaceOAuthProvider:
     async def authorize(self, client: OAuthClientInformationFull, params: AuthorizationParams) -> str:
         """Hold the request for the human and send the browser to the consent page."""
         request = CURRENT.get()
-        if params.resource is not None and params.resource.rstrip("/") != request.resource:
-            raise AuthorizeError("invalid_target", f"resource must be this server's MCP URL, {request.resource}")
+        if params.resource is not None and not request.serves(params.resource):
+            raise AuthorizeError(
+                "invalid_target", f"resource must be one of this server's MCP URLs, {request.resource}"
+            )
         assert isinstance(client, RegisteredClient)
         if not _CHALLENGE.fullmatch(params.code_challenge):
             raise AuthorizeError("invalid_request", "code_challenge must be an S256 challenge: 43 base64url characters")
@@ -134,7 +140,7 @@ class WorkspaceOAuthProvider:
                 "state": params.state,
                 "challenge": params.code_challenge,
                 "scopes": params.scopes or list(oauth.SCOPES),
-                "resource": request.resource,
+                "resource": params.resource.rstrip("/") if params.resource else request.resource,
                 "createdAt": now,
                 "expiresAt": now + oauth.REQUEST_SECONDS,
             },

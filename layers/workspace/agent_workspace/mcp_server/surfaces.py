@@ -1,0 +1,245 @@
+"""Each reference's tools, listed by their own names on their own MCP path, beside the nine action tools of /mcp.
+
+The same actions serve every path; a reference's tool is one action, listed with the reference's description, its
+payload as a flat `inputSchema` (the reference's parameters) and, where it answers JSON only, that action's own
+`outputSchema`, with annotations of its own. Names a path answers but does not list (AgentRQ's old names on
+/mcp/agentrq, every old name on /mcp) keep working as before.
+"""
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from agent_workspace.mcp_server.legacy import AGENTRQ_NAMES, MASARO_NAMES, OLD_TOOL_NAMES, OMR_NAMES
+
+
+@dataclass(frozen=True, eq=False)  # identity: declared once, cached as themselves
+class ListedTool:
+    """A reference's tool: its name and description as the reference has them, and the action it runs."""
+
+    name: str
+    target: tuple[str, str]  # (tool, action) of the registry
+    description: str
+    # The answer in the reference's words (Masaro's vocabulary), with the schema of what it then is; None: as is.
+    present: Callable[[Any], Any] | None = None
+    output_schema: dict[str, Any] | None = None
+    input_overrides: Mapping[str, Any] = field(default_factory=dict)  # per-field schema changes (a required field)
+    required: tuple[str, ...] = ()  # fields the reference requires beyond the payload model's own
+
+
+@dataclass(frozen=True, eq=False)
+class Surface:
+    """What one MCP path lists and answers."""
+
+    name: str  # the path under /mcp ("" for /mcp itself)
+    title: str
+    action_tools: tuple[str, ...] | None  # registry tools listed in the action form; None: all of them
+    listed: tuple[ListedTool, ...] = ()
+    aliases: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # answered, never listed
+    lists_help: bool = True
+    instructions: str = ""  # the server's own when empty
+
+    @property
+    def path(self) -> str:
+        return f"/mcp/{self.name}" if self.name else "/mcp"
+
+    def lists_action_tool(self, tool: str) -> bool:
+        return self.action_tools is None or tool in self.action_tools
+
+    def listed_tool(self, name: str) -> ListedTool | None:
+        return _by_name(self.listed).get(name)
+
+    def target(self, name: str) -> tuple[str, str] | None:
+        """The (tool, action) a name of this path runs, unless it is one of the action tools themselves."""
+        listed = self.listed_tool(name)
+        return listed.target if listed else self.aliases.get(name)
+
+
+def _by_name(listed: tuple[ListedTool, ...]) -> Mapping[str, ListedTool]:
+    return MappingProxyType({tool.name: tool for tool in listed})
+
+
+MASARO_DESCRIPTIONS = {
+    "get_workspace_context": (
+        "The workspace at a glance: statuses, labels, complexity vocabulary, your projects, and the active "
+        "cycle (its goal and end date) when cycles are on. The standard first call of a session."
+    ),
+    "get_project_context": "Deeper context for one project: its memory, conventions, and decisions.",
+    "list_tasks": (
+        "Filter or search tasks by query, status, epic, label, assignee, or what’s assigned to you. cycleId "
+        'narrows to one time-box, and the literal "active" means whichever cycle is running now. Searches the'
+        " whole workspace by default — including tasks that belong to no project — or one project when "
+        "narrowed. Paginated with a string cursor."
+    ),
+    "get_task": (
+        "One task in full: description, acceptance criteria, dependencies, optional comments, activity. Plus "
+        "pendingSuggestions — AI proposals nobody has accepted yet, where the criteria drafted at claim time "
+        "sit — and the workspacePolicy the calling agent works under. Accepts a UUID or workspace identifier."
+    ),
+    "get_next_task": (
+        "The next workable task: unclaimed, unblocked, highest priority first. Selects across the whole "
+        "workspace by default — project-less tasks included. Ready tasks win; if Ready is empty, Backlog "
+        "tasks that already have acceptance criteria are eligible. A task a human explicitly assigned to the "
+        "calling agent beats both pools, and within every pool tasks in the active cycle sort first. Returns "
+        "the workspacePolicy too: supervised or not, sign-off before merge or not. The “give me work” call."
+    ),
+    "claim_task": (
+        "Take a task. Moves it to In Progress under the agent's identity; prevents duplicate pickup; adds it "
+        "to the active cycle if one is running. If the task had neither a summary nor criteria the reply says"
+        " prepQueued: Masaro is drafting them in the background, and the agent re-reads the task a moment "
+        "later."
+    ),
+    "update_progress": (
+        "Report a meaningful chunk of progress (setup, core implementation, tests, PR opened). Lands on the "
+        "activity feed; doubles as the liveness heartbeat."
+    ),
+    "complete_task": (
+        "Deliver: a summary plus an optional met/not-met mapping per acceptance criterion. Moves the task to "
+        "In Review; returns any tasks that became unblocked."
+    ),
+    "report_blocker": (
+        "Stuck on something needing human input. Notifies you immediately with specific unblocking questions."
+    ),
+    "release_task": "Put a claimed task back to Ready without completing it: clean hand-back, no zombie claim.",
+    "create_task": (
+        "Create a task: title, summary, description, criteria, complexity, priority, labels, due date, epic, "
+        "cycleId, assignee by name or email, and parentId to nest a subtask. Top-level tasks land in Triage "
+        "for your accept/decline; subtasks land in the backlog. A project is optional — leave projectId out "
+        "and the task belongs to no project."
+    ),
+    "update_task": (
+        "Edit an existing task’s fields, including moving it between projects (or out of one — pass "
+        "projectId: null) and in or out of a cycle (cycleId: null takes it out). Status moves are limited to "
+        "triage, backlog, and ready; in-flight transitions go through claim_task / complete_task."
+    ),
+    "archive_task": "Soft-delete a task by archiving it. Requires a reason. Destructive.",
+    "create_project": "Create a project in the workspace. Keys scoped to specific projects cannot create one.",
+    "create_epic": "Create an epic to group related tasks.",
+    "link_tasks": "Declare relationships: blocks, relates_to, duplicate_of.",
+    "add_comment": "Comment on a task: questions, findings, context for the reviewer.",
+    "search": "OpenAI-shaped search over workspace tasks. Returns id, title, and a citation URL.",
+    "fetch": (
+        "OpenAI-shaped fetch of one task by UUID or identifier. Body is description plus criteria, not activity."
+    ),
+}
+OMR_DESCRIPTIONS = {
+    "list_agents": "Lists the agents in your Agent Repo with what you may do to each.",
+    "create_agent": (
+        "Adds an agent to your Agent Repo. It is inert until somebody loads it. Sharing it is your decision, "
+        "made in the app."
+    ),
+    "update_agent": (
+        "Changes an agent's name, description, accent or primary tool. The prompt and the tool profiles have "
+        "their own tools. The @handle (slug) is the owner's to change, because a rename breaks mentions "
+        "written before."
+    ),
+    "update_agent_prompt": (
+        "Writes a new version of an agent's system prompt. It is live at once. Every future session loads it,"
+        " and you see a note in the agent's Activity and can restore any earlier version."
+    ),
+    "list_agent_prompt_versions": (
+        "Lists an agent's prompt versions, newest first, with status (live or superseded), who wrote each and"
+        " in which tool. It carries no bodies."
+    ),
+    "get_agent_prompt": (
+        "Reads one version of an agent's prompt with its body. With no version, you get the one you run: "
+        "live, or the version you accepted for an agent shared with you."
+    ),
+    "load_agent": (
+        "Loads an agent at the start of a session. Call it before anything else when the workspace or the "
+        "person names an agent."
+    ),
+    "agent_recall": "Searches an agent's memory by words, fetches one by name, or lists by type.",
+    "agent_remember": "Writes to the agent's memory inside a load session.",
+    "agent_forget": (
+        "Forgets a memory that is wrong or obsolete, inside a load session. A person can restore it for 30 "
+        "days. Prefer an update when the memory is mostly right."
+    ),
+    "get_agent_profiles": (
+        "Reads the agent's per-tool profiles: settings such as model and effort, and an addendum appended to "
+        "the prompt only when it runs in that tool. It also returns the default profile used by tools without"
+        " their own."
+    ),
+    "set_agent_profile": (
+        "Creates or replaces the agent's profile for one tool. Settings are checked against that tool's own "
+        "fields, and anything the tool would not accept is refused by name."
+    ),
+    "delete_agent_profile": "Removes the agent's profile for one tool. That tool falls back to the default profile.",
+    "list_agent_briefs": (
+        "Lists an agent's briefs by name, description, revision and when each last changed, without bodies. "
+        "You can name any agent you can read. For a shared agent, you see briefs only once you have accepted "
+        "it, and unless you follow its updates, only at the revisions you accepted."
+    ),
+    "get_agent_brief": (
+        "Reads one brief with its body and revision. Pass that revision to update_agent_brief to change it."
+    ),
+    "update_agent_brief": (
+        "Creates or updates one of an agent's briefs. Without expectedRevision it creates: a description is "
+        "required, and a name that already exists is refused with its revision. With expectedRevision it "
+        "updates, and a stale one is refused with the current body so you can merge."
+    ),
+    "rename_agent_brief": (
+        "Gives a brief a new name. Its revisions and body stay as they are, and it reaches everyone running "
+        "the agent at once, so a workspace that names the old name needs the new one. Refused if the new name"
+        " is taken."
+    ),
+    "agent_activity": (
+        "Shows what happened to an agent, newest first: sessions and what each wrote, prompt versions, brief "
+        "changes, memory edits by people and, for the owner, shares."
+    ),
+    "checkout_agent": (
+        "Returns the exact file operations that make a workspace load this agent at session start, for one "
+        "tool. The files hold a pointer, not the prompt, so they never go stale, and no credential is "
+        "included. Apply every operation verbatim, in order."
+    ),
+    "import_agent": (
+        "Creates an agent from an existing definition in one call: name, prompt, description, per-tool "
+        "profiles, memories and briefs. Use it to move a local agent, for example a Claude Code subagent file"
+        " and its memory directory, into the Agent Repo. Refused if the slug already exists."
+    ),
+    "export_agent": (
+        "Returns the agent as one bundle (prompt, tool profiles, briefs and every live memory you may read) "
+        "in the shape import_agent takes."
+    ),
+}
+
+
+def _listed(names: Mapping[str, tuple[str, str]], descriptions: Mapping[str, str]) -> tuple[ListedTool, ...]:
+    return tuple(ListedTool(name, target, descriptions[name]) for name, target in names.items())
+
+
+WORKSPACE = Surface("", "Agent Workspace", None, aliases=MappingProxyType(OLD_TOOL_NAMES))
+AGENTRQ = Surface(
+    "agentrq",
+    "AgentRQ",
+    ("task", "memory", "skills", "workspace", "siteTools", "pano"),
+    aliases=MappingProxyType(AGENTRQ_NAMES),
+)
+MASARO = Surface(
+    "masaro",
+    "Masaro task board",
+    (),
+    _listed(MASARO_NAMES, MASARO_DESCRIPTIONS),
+    lists_help=False,
+    instructions=(
+        "A task board shared with a human and other agents, one workspace per connection. Start a session with "
+        "get_workspace_context, take work with get_next_task and claim_task, report with update_progress, and "
+        "deliver with complete_task (or report_blocker when a person must decide)."
+    ),
+)
+OMR = Surface(
+    "omr",
+    "On My Radar Agent Repo",
+    (),
+    _listed(OMR_NAMES, OMR_DESCRIPTIONS),
+    lists_help=False,
+    instructions=(
+        "The Agent Repo: agents with versioned prompts, per-tool profiles, memories and briefs. When the workspace "
+        "or the person names an agent, call load_agent first and adopt what it returns; pass its session to memory "
+        "and brief writes."
+    ),
+)
+SURFACES = (WORKSPACE, AGENTRQ, MASARO, OMR)
+# The names of the references' own tools (Masaro's, On My Radar's): an answer or refusal names them as called.
+REFERENCE_TOOL_NAMES = frozenset(tool.name for surface in SURFACES for tool in surface.listed)
