@@ -40,7 +40,8 @@ WORKSPACE_MAX = 200
 ADDENDUM_MAX = 8_000
 SETTING_VALUE_MAX = 400
 
-_KEBAB = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+KEBAB = r"[a-z0-9]+(?:-[a-z0-9]+)*"  # slugs, memory and brief names (a listing anchors it: ^…$)
+_KEBAB = re.compile(KEBAB)
 
 # The tools an agent runs in, and the spellings clients use for them.
 HARNESSES = ("claude-code", "codex", "cursor", "claude-ai", "copilot", "gemini-cli", "windsurf", "zed", "other")

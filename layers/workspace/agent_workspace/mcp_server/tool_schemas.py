@@ -66,14 +66,19 @@ def output_schema(tool: Tool) -> dict[str, Any]:
 
 def flat_input_schema(listed: ListedTool, action: Action) -> dict[str, Any]:
     """A reference's tool takes its action's payload fields as its own arguments: that payload's schema, with the
-    fields described (a reference tool has one action, so the listing can afford it) and the reference's own rules."""
+    fields described (a reference tool has one action, so the listing can afford it) and the reference's own rules.
+    An override of None leaves a field out: the action takes it, the reference has no such parameter."""
     defs, names = _schemas([action.payload], "validation")
     schema: dict[str, Any] = {**defs[names[action.payload]]}
     properties = {**schema.get("properties", {})}
     for field_name, change in listed.input_overrides.items():
-        properties[field_name] = {**properties.get(field_name, {}), **change}
+        if change is None:
+            properties.pop(field_name, None)
+        else:
+            properties[field_name] = {**properties.get(field_name, {}), **change}
     schema["properties"] = properties
     required = [*schema.get("required", []), *(r for r in listed.required if r not in schema.get("required", []))]
+    required = [r for r in required if r in properties]
     if required:
         schema["required"] = required
     nested = _referenced(schema, defs)
