@@ -79,11 +79,12 @@ class LiveServer:
 
 
 @asynccontextmanager
-async def mcp_client(url: str, token: str, mode: str = "legacy", timeout: float = 30):
-    """The SDK's own client over real HTTP, authenticated the way Claude Code's `.mcp.json` does it."""
+async def mcp_client(url: str, token: str, mode: str = "legacy", timeout: float = 30, path: str = "/mcp"):
+    """The SDK's own client over real HTTP, authenticated the way Claude Code's `.mcp.json` does it, on the MCP path
+    `path` (/mcp, or a reference's own: /mcp/masaro)."""
     async with (
         httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=timeout) as http,
-        Client(streamable_http_client(f"{url}/mcp", http_client=http), mode=mode) as client,
+        Client(streamable_http_client(f"{url}{path}", http_client=http), mode=mode) as client,
     ):
         yield client
 
@@ -153,9 +154,11 @@ class Agent:
 
 
 @asynccontextmanager
-async def connected(url: str, token: str, kind: type[Agent] = Agent, timeout: float = 30) -> AsyncIterator[Any]:
+async def connected(
+    url: str, token: str, kind: type[Agent] = Agent, timeout: float = 30, path: str = "/mcp"
+) -> AsyncIterator[Any]:
     """An agent connected over MCP with `token`: an `Agent`, or the subclass `kind` a module bound to its tool."""
-    async with mcp_client(url, token, timeout=timeout) as client:
+    async with mcp_client(url, token, timeout=timeout, path=path) as client:
         yield kind(client)
 
 
