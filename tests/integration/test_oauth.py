@@ -618,3 +618,14 @@ async def test_a_connection_granted_manage_may_change_an_own_agents_handle_and_n
         async with connected(live.url, token) as other:
             text, is_error = await other.raw("update_agent", {"agent": made["id"], "slug": "stolen"})
             assert is_error and "manage scope" in text, text
+
+
+def test_a_sign_in_may_ask_for_any_of_the_servers_mcp_paths(live, seeded):
+    client, pkce = client_id(live.url), Pkce()
+    for path in ("/mcp/agentrq", "/mcp/masaro", "/mcp/omr"):
+        assert authorize(live.url, client, pkce, resource=f"{live.url}{path}").status_code == 302
+        assert urlsplit(authorize(live.url, client, pkce, resource=f"{live.url}{path}").headers["location"]).path == (
+            "/oauth/consent"
+        )
+    refused = authorize(live.url, client, pkce, resource=f"{live.url}/mcp/other")
+    assert parse_qs(urlsplit(refused.headers["location"]).query)["error"] == ["invalid_target"]
