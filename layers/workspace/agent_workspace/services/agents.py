@@ -223,7 +223,7 @@ def update(rt: Runtime, actor: Actor, ref: str, changes: dict[str, Any], expecte
     if "slug" in changes and actor.kind == "agent":
         raise Forbidden(
             "the slug (@handle) is the owner's to change, because a rename breaks mentions written "
-            "before; the person changes it in the console"
+            "before; the person changes it in the console (or signs an app in with the manage scope)"
         )
     current = find(rt, actor, ref, consistent=True)
     if expected_revision is not None and expected_revision != current.revision:
