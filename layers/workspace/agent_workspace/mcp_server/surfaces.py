@@ -62,7 +62,7 @@ def _by_name(listed: tuple[ListedTool, ...]) -> Mapping[str, ListedTool]:
     return MappingProxyType({tool.name: tool for tool in listed})
 
 
-# Masaro's own texts, in its order, where they hold here; where this server differs (no drafting in the background,
+# Masaro's own texts where they hold here; where this server differs (no drafting in the background,
 # the policy deciding triage and review, ids that are not UUIDs) they say what it does instead.
 MASARO_DESCRIPTIONS = {
     "get_workspace_context": (
@@ -251,8 +251,8 @@ MASARO = Surface(
     "Masaro task board",
     (),
     tuple(
-        ListedTool(name, MASARO_NAMES[name], text, MASARO_WORDS, MASARO_INPUTS.get(name, {}))
-        for name, text in MASARO_DESCRIPTIONS.items()
+        ListedTool(name, target, MASARO_DESCRIPTIONS[name], MASARO_WORDS, MASARO_INPUTS.get(name, {}))
+        for name, target in MASARO_NAMES.items()
     ),
     lists_help=False,
     instructions=(

@@ -110,7 +110,8 @@ def _inlined(schema: dict[str, Any]) -> dict[str, Any]:
     defs = schema["$defs"]
     ref = schema.get("$ref")
     top = defs[ref.rsplit("/", 1)[1]] if isinstance(ref, str) else {k: v for k, v in schema.items() if k != "$defs"}
-    nested = _referenced(top, defs)
+    used = _referenced(top, defs)
+    nested = {name: model for name, model in defs.items() if name in used}  # in pydantic's order, as before
     return {**top, **({"$defs": nested} if nested else {})}
 
 
