@@ -80,6 +80,38 @@ async def test_create_task_takes_every_board_field_and_gives_a_short_identifier(
     assert context["labels"] == ["api", "billing"]
 
 
+# create_task: "assignee by name or email". The account knows one person, the human, by the e-mail address of their
+# notification settings (it holds no person's name).
+
+
+@pytest.mark.parametrize("call", [("create_task", None), ("task", "propose")], ids=["masaro", "ours"])
+async def test_the_humans_e_mail_in_any_case_assigns_a_task_to_the_human_and_any_other_is_refused(
+    agent, runtime, seeded, call
+):
+    tool, action = call
+
+    async def refused_assignee(assignee: str) -> str:
+        arguments = {"title": "t", "assignee": assignee}
+        return await refused(agent, tool, {"action": action, "payload": arguments} if action else arguments)
+
+    text = await refused_assignee("ada@example.com")
+    assert "the human's e-mail address as set in their notification settings, not 'ada@example.com'" in text
+    runtime.notifications.save_settings(seeded.account_id, {"email": "Ada.Lovelace@Example.com"}, 0)
+    made = await ok(agent, *call, title="Sign the contract", assignee="ada.lovelace@example.COM")
+    assert (made["assignee"], made.get("assignedTo")) == ("human", None)
+    assert (await ok(agent, "get_next_task"))["task"] is None, "the human's task is not an agent's work"
+    moved = await ok(agent, "create_task", title="Review the draft")
+    edited = await ok(agent, "update_task", taskId=moved["id"], assignee=" Ada.Lovelace@example.com")
+    assert edited["assignee"] == "human"
+    for other in ("bob@example.com", "Ada Lovelace", "ada.lovelace@example.co"):
+        text = await refused_assignee(other)
+        assert text.endswith(f"not {other!r}") and "Lovelace@Example" not in text, text
+    assert {t["title"] for t in (await ok(agent, "list_tasks", assignee="human"))["tasks"]} == {
+        "Sign the contract",
+        "Review the draft",
+    }
+
+
 async def test_identifiers_count_up_and_are_accepted_by_agentrq_actions_too(agent):
     first = await ok(agent, "create_task", title="one")
     second = await ok(agent, "create_task", title="two")
@@ -139,6 +171,33 @@ async def test_next_task_order_assigned_then_ready_by_cycle_priority_age_then_ba
     assert order == [t["title"] for t in (in_cycle, urgent, low, old_plain, backlog)]
     nothing = await ok(agent, "get_next_task")
     assert nothing == {"task": None, "workspacePolicy": {"supervised": False, "signOff": False}}
+
+
+# get_next_task: "Selects across the whole workspace by default — project-less tasks included" (list_tasks: "or one
+# project when narrowed").
+
+
+@pytest.mark.parametrize("call", [("get_next_task", None), ("task", "next")], ids=["masaro", "ours"])
+async def test_next_task_narrows_to_one_project_when_asked_and_refuses_an_unknown_one(agent, call):
+    billing = await ok(agent, "create_project", title="Billing")
+    search = await ok(agent, "create_project", title="Search")
+    loose = await ok(agent, "create_task", title="no project, urgent", priority="urgent")
+    in_billing = await ok(agent, "create_task", title="billing, low", projectId=billing["id"], priority="low")
+    assert (await ok(agent, *call))["task"]["id"] == loose["id"], "the whole workspace by default"
+    narrowed = await ok(agent, *call, projectId=billing["id"])
+    assert narrowed["task"]["id"] == in_billing["id"] and narrowed["task"]["projectId"] == billing["id"]
+    assert narrowed["workspacePolicy"] == {"supervised": False, "signOff": False}
+    assert await ok(agent, *call, projectId=search["id"]) == {
+        "task": None,
+        "workspacePolicy": {"supervised": False, "signOff": False},
+    }
+    await ok(agent, "claim_task", taskId=in_billing["id"])
+    assert (await ok(agent, *call, projectId=billing["id"]))["task"] is None, "claimed: not workable"
+    tool, action = call
+    for unknown in ("0kGpezGeuxt", "Billing"):
+        arguments = {"projectId": unknown}
+        text = await refused(agent, tool, {"action": action, "payload": arguments} if action else arguments)
+        assert f"projectId {unknown!r} is not a project of this workspace" in text, text
 
 
 def human(seeded) -> Actor:
