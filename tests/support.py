@@ -80,7 +80,8 @@ class LiveServer:
 
 @asynccontextmanager
 async def mcp_client(url: str, token: str, mode: str = "legacy", timeout: float = 30, path: str = "/mcp"):
-    """The SDK's own client over real HTTP, authenticated the way Claude Code's `.mcp.json` does it."""
+    """The SDK's own client over real HTTP, authenticated the way Claude Code's `.mcp.json` does it, on the MCP path
+    `path` (/mcp, or a reference's own: /mcp/masaro)."""
     async with (
         httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=timeout) as http,
         Client(streamable_http_client(f"{url}{path}", http_client=http), mode=mode) as client,

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from agent_workspace.mcp_server.surfaces import SURFACES
 from tests.support import ROOT, free_port, wait_until_healthy
 
 HERE = Path(__file__).resolve().parent
@@ -162,8 +163,10 @@ def test_baseline_lists_only_known_scenarios_each_with_a_reason(conformance_cli)
     assert not unknown, f"baseline.yml names scenarios the pinned suite does not have: {unknown}"
 
 
-def test_every_server_scenario_passes_except_the_baseline(conformance_cli, served, tmp_path):
-    mcp_url = f"{served}/mcp"
+@pytest.mark.parametrize("path", [surface.path for surface in SURFACES])
+def test_every_server_scenario_passes_except_the_baseline_on_every_path(conformance_cli, served, tmp_path, path):
+    """/mcp and each reference's path (/mcp/agentrq, /mcp/masaro, /mcp/omr) are each a whole MCP server."""
+    mcp_url = f"{served}{path}"
     output_dir = tmp_path / "results"
     env = {**os.environ, "MCP_BEARER_TOKEN": AGENT_TOKEN, "MCP_CONFORMANCE_URL": mcp_url, "NO_COLOR": "1"}
     command = [

@@ -11,6 +11,7 @@ import pytest
 
 from agent_workspace.mcp_server.dispatch import answer_help
 from agent_workspace.mcp_server.server import INSTRUCTIONS, listed_tools
+from agent_workspace.mcp_server.surfaces import SURFACES, WORKSPACE, Surface
 from agent_workspace.tools import REGISTRY
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
@@ -24,9 +25,33 @@ def _check(name: str, actual: str) -> None:
     assert actual == path.read_text(encoding="utf-8")
 
 
+def _listing(surface: Surface) -> list[dict]:
+    return [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in listed_tools(REGISTRY, surface)]
+
+
 def test_tools_list_matches_the_snapshot():
-    tools = [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in listed_tools(REGISTRY)]
-    _check("tools_list.json", json.dumps(tools, indent=2, ensure_ascii=False) + "\n")
+    _check("tools_list.json", json.dumps(_listing(WORKSPACE), indent=2, ensure_ascii=False) + "\n")
+
+
+@pytest.mark.parametrize("surface", [s for s in SURFACES if s is not WORKSPACE], ids=lambda s: s.name)
+def test_each_reference_paths_tools_list_matches_its_snapshot(surface):
+    _check(f"tools_list_{surface.name}.json", json.dumps(_listing(surface), indent=2, ensure_ascii=False) + "\n")
+
+
+def test_the_size_of_each_paths_tools_list_is_pinned():
+    """What a client puts into the model's context on connecting, per path (compact JSON, as sent): a change in
+    these figures is a change in every agent's context, made on purpose."""
+    sizes = {}
+    for surface in SURFACES:
+        tools = _listing(surface)
+        sizes[surface.path] = {
+            "tools": len(tools),
+            "bytes": len(json.dumps(tools, separators=(",", ":"), ensure_ascii=False).encode()),
+            "inputSchemaBytes": sum(len(json.dumps(t["inputSchema"], separators=(",", ":"))) for t in tools),
+            "outputSchemaBytes": sum(len(json.dumps(t.get("outputSchema", {}), separators=(",", ":"))) for t in tools),
+        }
+    _check("tools_list_sizes.json", json.dumps(sizes, indent=2) + "\n")
+    assert [sizes[s.path]["tools"] for s in SURFACES] == [9, 7, 19, 21]
 
 
 def _all_help_topics() -> list[str]:

@@ -440,6 +440,54 @@ async def test_a_prompt_version_written_in_a_session_records_the_tool_it_was_loa
     assert [(v["version"], v.get("tool")) for v in versions] == [(4, None), (3, "zed"), (2, "cursor"), (1, None)]
 
 
+# load_agent's harness "is recorded on what you write": memory writes and brief revisions, as prompt versions, shown
+# where agent_recall, get_agent_brief and agent_activity show who wrote them.
+async def test_memory_and_brief_writes_record_the_tool_their_session_was_loaded_in(agent):
+    made = await ok(agent, "create_agent", name="Provenance")
+    base = {"agent": made["id"]}
+    _, in_cursor = await loaded(agent, made["id"], harness="cursor")
+    _, in_codex = await loaded(agent, made["id"], harness="codex-cli")  # a common spelling, recorded as its id
+    _, unnamed = await loaded(agent, made["id"])
+
+    async def recalled() -> dict:
+        return (await ok(agent, "agent_recall", **base, name="release-checklist"))["memories"][0]
+
+    await remember(agent, made["id"], in_cursor, "release-checklist", "Smoke test.")
+    assert (await recalled())["harness"] == "cursor"
+    await remember(agent, made["id"], in_codex, "release-checklist", "Then tag.", mode="append")
+    assert (await recalled())["harness"] == "codex"
+    await remember(agent, made["id"], unnamed, "release-checklist", "All of it.", mode="update", expectedRevision=2)
+    assert "harness" not in await recalled(), "a session loaded in no named tool records none"
+    await remember(agent, made["id"], in_codex, "obsolete")
+    await ok(agent, "agent_forget", **base, session=in_cursor, name="obsolete", reason="wrong")
+
+    brief = {**base, "name": "deploy"}
+    await ok(agent, "update_agent_brief", **brief, session=in_cursor, description="How", body="v1")
+    await ok(agent, "agent", "updateBrief", **brief, session=in_codex, body="v2", expectedRevision=1)
+    assert (await ok(agent, "get_agent_brief", **brief))["harness"] == "codex"
+    assert (await ok(agent, "get_agent_brief", **brief, revision=1))["harness"] == "cursor"
+    await ok(agent, "rename_agent_brief", **brief, session=in_cursor, newName="deploying")
+    renamed = await ok(agent, "get_agent_brief", **base, name="deploying")
+    assert renamed["harness"] == "codex", "a rename keeps the revision and its harness"
+
+    memory = (await ok(agent, "agent_activity", **base, kind="memory"))["items"]
+    assert [(i["summary"].split(":")[0], i.get("harness")) for i in memory] == [
+        ("forgot 'obsolete'", "cursor"),
+        ("memory 'obsolete'", "codex"),
+        ("memory 'release-checklist'", None),
+        ("memory 'release-checklist'", "codex"),
+        ("memory 'release-checklist'", "cursor"),
+    ]
+    briefs = (await ok(agent, "agent_activity", **base, kind="briefs"))["items"]
+    assert [i.get("harness") for i in briefs] == ["cursor", "codex", "cursor"]
+    sessions = (await ok(agent, "agent_activity", **base, kind="sessions"))["items"]
+    assert [(i["session"], i.get("harness")) for i in sessions] == [
+        (unnamed, None),
+        (in_codex, "codex"),
+        (in_cursor, "cursor"),
+    ]
+
+
 async def test_an_agent_loaded_from_two_workspaces_sees_the_same_memory(agent, live, runtime, seeded):
     made = await ok(agent, "create_agent", name="Everywhere")
     _, session = await loaded(agent, made["id"], workspace="/a")

@@ -369,8 +369,9 @@ async def test_a_receiver_not_following_updates_loads_no_newer_version_by_number
 async def test_a_write_read_from_before_the_transfer_is_refused_by_its_condition(
     api, agent, other, runtime, monkeypatch
 ):
-    """An eventually consistent read can still show the previous owner just after acceptance: the write's own
-    condition on the record (the owner it read) refuses it, and the refusal says the transfer ended the session."""
+    """A read can still show the previous owner just after acceptance (an eventually consistent one, or one made just
+    before the acceptance landed): the write's own condition on the record (the owner it read) refuses it, and the
+    refusal says the transfer ended the session."""
     account_id, their_api, _ = other
     made = api.post("/agents", json={"name": "Raced transfer"}).json()
     session = _session((await agent.raw("load_agent", {"agent": made["id"]}))[0])
@@ -379,9 +380,13 @@ async def test_a_write_read_from_before_the_transfer_is_refused_by_its_condition
     before = runtime.agents.get(made["id"], consistent=True)
     api.post(f"/agents/{made['id']}/transfer", json={"account": account_id})
     assert their_api.post(f"/agents/{made['id']}/transfer/accept").status_code == 200
-    read = runtime.agents.get
+    read, read_with_session = runtime.agents.get, runtime.agents.with_session
     monkeypatch.setattr(
         runtime.agents, "get", lambda agent_id, consistent=False: read(agent_id, True) if consistent else before
+    )
+    # A write in a session reads the record with its session: read, here, before the acceptance landed.
+    monkeypatch.setattr(
+        runtime.agents, "with_session", lambda agent_id, sid: (before, read_with_session(agent_id, sid)[1])
     )
     note = {"agent": made["id"], "session": session, "type": "user", "description": "d", "body": "b"}
     for name, mode in (("new-note", "create"), ("other-note", "append")):

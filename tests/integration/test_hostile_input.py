@@ -167,6 +167,7 @@ EXEMPT = {  # never stored as given
         for field in ("projectId", "epicId", "cycleId")
     },
     "task.edit.parentId": "resolved as task.show's taskId (walked); the world's one task cannot parent itself",
+    "task.next.projectId": "must be the id of one of the board's own projects: else refused; never stored",
     "agent.promptVersions.cursor": "an opaque token, decoded strictly",
     "agent.update.slug": "refused on MCP whatever it is: the @handle is the owner's to change",
     "agent.create.profile": "a map: each setting is walked as profile.<setting>",

@@ -443,6 +443,30 @@ async def test_a_task_for_the_human_and_a_blocker_are_sent_each_once(configured,
     assert len(slack.posts) == 2
 
 
+# Masaro's report_blocker: "Notifies you immediately with specific unblocking questions".
+async def test_a_reported_blocker_is_sent_with_its_questions_bounded_and_escaped(
+    configured, live, runtime, seeded, address, slack
+):
+    long = "Which of these " + "very " * 200 + "many options?"
+    questions = ["Which currency do refunds use? <!channel>", "May I\nskip the ledger?", long]
+    async with mcp_client(live.url, seeded.agent_token) as client:
+        agent = Agent(client)
+        made = await ok(agent, "create_task", title="Add refunds", description="POST /refunds")
+        await ok(agent, "claim_task", taskId=made["id"])
+        await ok(agent, "report_blocker", taskId=made["id"], questions=questions, message="Stuck on policy")
+    deliver_queue(runtime)
+    [email] = emails_to(address)
+    asked = "1. Which currency do refunds use? <!channel>"
+    assert email.subject == f"[Local workspace] Blocked on you: {asked} 2. May I skip the ledger? 3. Which…"
+    assert f"{asked}\n2. May I skip the ledger?\n3. Which of these very" in email.body
+    [third] = [line for line in email.body.splitlines() if line.startswith("3. ")]
+    assert len(third) == len("3. ") + 500 and third.endswith("…"), "each question is cut to 500 characters"
+    assert "POST /refunds" not in email.body, "the questions, not the description"
+    [post] = slack.posts
+    assert ">1. Which currency do refunds use? &lt;!channel&gt;\n>2. May I skip the ledger?\n>3. " in post["text"]
+    assert "<!channel>" not in post["text"], "an agent's question cannot mention the channel"
+
+
 async def test_a_site_call_is_allowed_once_from_its_link(configured, live, runtime, seeded, address, human):
     site = {"origin": "https://shop.example", "title": "Shop", "tools": [{"name": "add_to_cart"}]}
     assert human.put("/api/bridge/sites", json={"sites": [site]}).status_code == 200

@@ -603,3 +603,29 @@ def test_a_read_only_grant_cannot_ask_through_the_channel(live, seeded):
     assert asked.status_code == 403 and "insufficient_scope" in asked.text
     events = httpx.get(f"{live.url}/api/channel/events", params={"wait": 0}, headers=bearer(tokens["access_token"]))
     assert events.status_code == 200
+
+
+@pytest.mark.anyio
+async def test_a_connection_granted_manage_may_change_an_own_agents_handle_and_no_other(live, seeded):
+    """OMR update_agent: "Changing slug instead needs radars:manage and ownership of the agent"."""
+    _, managing = signed_in(live.url, seeded, scope="read write manage")
+    _, writing = signed_in(live.url, seeded, scope="read write")
+    async with connected(live.url, managing["access_token"]) as app:
+        made = json.loads((await app("agent", "create", name="Release Captain", prompt="Run releases."))[0])
+        renamed, is_error = await app.raw("update_agent", {"agent": made["id"], "slug": "captain"})
+        assert not is_error and json.loads(renamed)["slug"] == "captain", renamed
+    for token in (writing["access_token"], seeded.agent_token):
+        async with connected(live.url, token) as other:
+            text, is_error = await other.raw("update_agent", {"agent": made["id"], "slug": "stolen"})
+            assert is_error and "manage scope" in text, text
+
+
+def test_a_sign_in_may_ask_for_any_of_the_servers_mcp_paths(live, seeded):
+    client, pkce = client_id(live.url), Pkce()
+    for path in ("/mcp/agentrq", "/mcp/masaro", "/mcp/omr"):
+        assert authorize(live.url, client, pkce, resource=f"{live.url}{path}").status_code == 302
+        assert urlsplit(authorize(live.url, client, pkce, resource=f"{live.url}{path}").headers["location"]).path == (
+            "/oauth/consent"
+        )
+    refused = authorize(live.url, client, pkce, resource=f"{live.url}/mcp/other")
+    assert parse_qs(urlsplit(refused.headers["location"]).query)["error"] == ["invalid_target"]

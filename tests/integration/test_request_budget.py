@@ -141,6 +141,8 @@ class Made:
     delivering: list[str]  # board tasks claimed beforehand, one per completion
     agent_id: str = ""  # an agent of the repo with a prompt, the memory budget-note and the brief budget-brief
     agent_session: str = ""  # a load session of it
+    project_token: str = ""  # of a workspace whose queue holds a task of no project and one of `project_id`
+    project_id: str = ""
 
 
 def attachments(*ids: str) -> list[dict[str, str]]:
@@ -193,6 +195,10 @@ def made(moto_endpoint, aws_clients) -> Iterator[Made]:
         claimable, working, delivering = (
             board_tasks(n, c) for n, c in (("claim", False), ("work", True), ("deliver", True))
         )
+        _, project_token = accounts.create_workspace(runtime.accounts, seeded.account_id, "Projects", "Narrowed.")
+        project_id = json.loads(handler.ok(project_token.token, "board", "createProject", title="Budget"))["id"]
+        handler.ok(project_token.token, "task", "propose", title="in no project", priority="urgent")
+        handler.ok(project_token.token, "task", "propose", title="in the project", projectId=project_id)
         agent_id = json.loads(handler.ok(token, "agent", "create", name="Budget Agent", prompt="Spend little."))["id"]
         session = handler.ok(token, "agent", "load", agent=agent_id).rsplit("Session: ", 1)[1][:36]
         handler.ok(
@@ -229,6 +235,8 @@ def made(moto_endpoint, aws_clients) -> Iterator[Made]:
             delivering,
             agent_id,
             session,
+            project_token.token,
+            project_id,
         )
 
 
@@ -320,6 +328,14 @@ CASES = {
     # The board: the queues' first pages (the token's own, the open one) and the policy; the board's one Query,
     # the task's read and the transaction; ...
     "task next": Case(reads_at_most(3), "task", lambda m, i: act("next")),
+    # Narrowed to a project: the board's one BatchGetItem finds the project and the policy together.
+    "task next, one project": Case(
+        reads_at_most(3),
+        "task",
+        lambda m, i: act("next", projectId=m.project_id),
+        token=lambda m: m.project_token,
+        answered=lambda text: json.loads(text)["task"]["title"] == "in the project",
+    ),
     "task claim": Case(requests_at_most(3), "task", lambda m, i: act("claim", taskId=m.claimable[i])),
     "task progress": Case(requests_at_most(2), "task", lambda m, i: act("progress", taskId=m.working[i], message="m")),
     "task complete": Case(

@@ -80,6 +80,38 @@ async def test_create_task_takes_every_board_field_and_gives_a_short_identifier(
     assert context["labels"] == ["api", "billing"]
 
 
+# create_task: "assignee by name or email". The account knows one person, the human, by the e-mail address of their
+# notification settings (it holds no person's name).
+
+
+@pytest.mark.parametrize("call", [("create_task", None), ("task", "propose")], ids=["masaro", "ours"])
+async def test_the_humans_e_mail_in_any_case_assigns_a_task_to_the_human_and_any_other_is_refused(
+    agent, runtime, seeded, call
+):
+    tool, action = call
+
+    async def refused_assignee(assignee: str) -> str:
+        arguments = {"title": "t", "assignee": assignee}
+        return await refused(agent, tool, {"action": action, "payload": arguments} if action else arguments)
+
+    text = await refused_assignee("ada@example.com")
+    assert "the human's e-mail address as set in their notification settings, not 'ada@example.com'" in text
+    runtime.notifications.save_settings(seeded.account_id, {"email": "Ada.Lovelace@Example.com"}, 0)
+    made = await ok(agent, *call, title="Sign the contract", assignee="ada.lovelace@example.COM")
+    assert (made["assignee"], made.get("assignedTo")) == ("human", None)
+    assert (await ok(agent, "get_next_task"))["task"] is None, "the human's task is not an agent's work"
+    moved = await ok(agent, "create_task", title="Review the draft")
+    edited = await ok(agent, "update_task", taskId=moved["id"], assignee=" Ada.Lovelace@example.com")
+    assert edited["assignee"] == "human"
+    for other in ("bob@example.com", "Ada Lovelace", "ada.lovelace@example.co"):
+        text = await refused_assignee(other)
+        assert text.endswith(f"not {other!r}") and "Lovelace@Example" not in text, text
+    assert {t["title"] for t in (await ok(agent, "list_tasks", assignee="human"))["tasks"]} == {
+        "Sign the contract",
+        "Review the draft",
+    }
+
+
 async def test_identifiers_count_up_and_are_accepted_by_agentrq_actions_too(agent):
     first = await ok(agent, "create_task", title="one")
     second = await ok(agent, "create_task", title="two")
@@ -87,7 +119,7 @@ async def test_identifiers_count_up_and_are_accepted_by_agentrq_actions_too(agen
     got = await ok(agent, "task", "get", taskId=second["identifier"].lower())
     assert got["id"] == second["id"]
     text = await refused(agent, "get_task", {"taskId": "WS-999999"})
-    assert text == "task show: no task 'WS-999999' in this workspace"
+    assert text == "get_task: no task 'WS-999999' in this workspace"
 
 
 async def test_supervised_policy_puts_agent_tasks_in_triage_and_subtasks_in_backlog(agent, runtime, seeded):
@@ -141,6 +173,33 @@ async def test_next_task_order_assigned_then_ready_by_cycle_priority_age_then_ba
     assert nothing == {"task": None, "workspacePolicy": {"supervised": False, "signOff": False}}
 
 
+# get_next_task: "Selects across the whole workspace by default — project-less tasks included" (list_tasks: "or one
+# project when narrowed").
+
+
+@pytest.mark.parametrize("call", [("get_next_task", None), ("task", "next")], ids=["masaro", "ours"])
+async def test_next_task_narrows_to_one_project_when_asked_and_refuses_an_unknown_one(agent, call):
+    billing = await ok(agent, "create_project", title="Billing")
+    search = await ok(agent, "create_project", title="Search")
+    loose = await ok(agent, "create_task", title="no project, urgent", priority="urgent")
+    in_billing = await ok(agent, "create_task", title="billing, low", projectId=billing["id"], priority="low")
+    assert (await ok(agent, *call))["task"]["id"] == loose["id"], "the whole workspace by default"
+    narrowed = await ok(agent, *call, projectId=billing["id"])
+    assert narrowed["task"]["id"] == in_billing["id"] and narrowed["task"]["projectId"] == billing["id"]
+    assert narrowed["workspacePolicy"] == {"supervised": False, "signOff": False}
+    assert await ok(agent, *call, projectId=search["id"]) == {
+        "task": None,
+        "workspacePolicy": {"supervised": False, "signOff": False},
+    }
+    await ok(agent, "claim_task", taskId=in_billing["id"])
+    assert (await ok(agent, *call, projectId=billing["id"]))["task"] is None, "claimed: not workable"
+    tool, action = call
+    for unknown in ("0kGpezGeuxt", "Billing"):
+        arguments = {"projectId": unknown}
+        text = await refused(agent, tool, {"action": action, "payload": arguments} if action else arguments)
+        assert f"projectId {unknown!r} is not a project of this workspace" in text, text
+
+
 def human(seeded) -> Actor:
     return Actor("human", seeded.account_id, seeded.workspace_id, "0kGogHmaqvZ")
 
@@ -160,7 +219,7 @@ async def test_claim_moves_to_in_progress_joins_the_active_cycle_and_says_prep_q
     specified = await ok(agent, "create_task", title="specified", criteria=["tests pass"])
     assert (await ok(agent, *call, taskId=specified["id"]))["prepQueued"] is False
     text = await refused(agent, "claim_task", {"taskId": bare["id"]})
-    assert text == f"task claim: task {bare['id']} is claimed by you already"
+    assert text == f"claim_task: task {bare['id']} is claimed by you already"
 
 
 async def test_many_agents_claiming_one_task_exactly_one_wins(agent, live, runtime, seeded):
@@ -234,7 +293,7 @@ async def test_complete_maps_criteria_lands_done_by_default_and_returns_what_it_
     text = await refused(
         agent, "complete_task", {"taskId": first["id"], "summary": "s", "criteria": [{"index": 2, "met": True}]}
     )
-    assert text.startswith("task complete: criteria[0].index 2 is not a criterion of task") and "0-1" in text
+    assert text.startswith("complete_task: criteria[0].index 2 is not a criterion of task") and "0-1" in text
     assert (await ok(agent, "get_task", taskId=first["id"]))["column"] == "in_progress", "nothing changed"
     done = await ok(
         agent,
@@ -306,7 +365,7 @@ async def test_report_blocker_blocks_with_the_questions_and_they_clear_when_work
     await agent("task", "updateStatus", taskId=made["id"], status="ongoing")
     assert "questions" not in await ok(agent, "get_task", taskId=made["id"])
     text = await refused(agent, "report_blocker", {"taskId": made["id"], "questions": []})
-    assert text.startswith("task reportBlocker: questions")
+    assert text.startswith("report_blocker: questions")
 
 
 # release_task: "Put a claimed task back to Ready without completing it: clean hand-back, no zombie claim."
@@ -339,7 +398,7 @@ async def test_update_task_edits_fields_and_null_clears_project_and_cycle(agent,
     text = await refused(agent, "update_task", {"taskId": made["id"], "status": "backlog"})
     assert "claim, complete and release move work in flight" in text
     text = await refused(agent, "update_task", {"taskId": made["id"], "status": "done"})
-    assert text.startswith("task edit: ") and "status" in text
+    assert text.startswith("update_task: ") and "status" in text
 
 
 # archive_task: "Soft-delete a task by archiving it. Requires a reason."
@@ -348,7 +407,7 @@ async def test_update_task_edits_fields_and_null_clears_project_and_cycle(agent,
 async def test_archive_needs_a_reason_hides_the_task_and_deletes_nothing(agent):
     made = await ok(agent, "create_task", title="obsolete")
     text = await refused(agent, "archive_task", {"taskId": made["id"]})
-    assert text.startswith("task archive: ") and "reason" in text
+    assert text.startswith("archive_task: ") and "reason" in text
     archived = await ok(agent, "archive_task", taskId=made["id"], reason="superseded by WS-9")
     assert archived["archived"]["reason"] == "superseded by WS-9"
     assert made["id"] not in [t["id"] for t in (await ok(agent, "list_tasks"))["tasks"]]
@@ -371,7 +430,7 @@ async def test_links_are_visible_from_both_sides_and_comments_are_apart_from_the
     text = await refused(agent, "link_tasks", {"taskId": a["id"], "type": "blocks", "otherTaskId": a["id"]})
     assert "otherTaskId" in text
     text = await refused(agent, "link_tasks", {"taskId": a["id"], "type": "parent_of", "otherTaskId": b["id"]})
-    assert text.startswith("task link: ") and "type" in text
+    assert text.startswith("link_tasks: ") and "type" in text
     await ok(agent, "link_tasks", taskId=a["id"], type="blocks", otherTaskId=b["id"])
     text = await refused(agent, "link_tasks", {"taskId": b["id"], "type": "blocks", "otherTaskId": a["id"]})
     assert "wait on each other" in text
@@ -415,7 +474,7 @@ async def test_list_tasks_filters_and_pages(agent, runtime, seeded):
     assert ids(await ok(agent, "list_tasks", mine=True)) == {c["id"]}
     assert ids(await ok(agent, "list_tasks", assignee="human")) == set()
     text = await refused(agent, "list_tasks", {"status": "doing"})
-    assert text.startswith("task list: status must be one of")
+    assert text.startswith("list_tasks: status must be one of")
 
     seen, cursor = [], None
     while True:
@@ -661,7 +720,7 @@ async def test_a_blocks_link_closing_a_cycle_of_any_length_is_refused_and_nothin
         await ok(agent, "link_tasks", taskId=first["id"], type="blocks", otherTaskId=second["id"])
     for closing in (c, d):
         text = await refused(agent, "link_tasks", {"taskId": closing["id"], "type": "blocks", "otherTaskId": a["id"]})
-        assert text.startswith("task link: ") and "cycle" in text and a["id"] in text, text
+        assert text.startswith("link_tasks: ") and "cycle" in text and a["id"] in text, text
     assert (await ok(agent, "get_task", taskId=a["id"]))["links"] == [{"type": "blocks", "taskId": b["id"]}]
     assert (await ok(agent, "link_tasks", taskId=d["id"], type="relates_to", otherTaskId=a["id"]))["created"]
     await ok(agent, "link_tasks", taskId=a["id"], type="blocks", otherTaskId=d["id"])  # a shortcut: no cycle
@@ -673,7 +732,7 @@ async def test_a_parent_that_would_make_a_task_its_own_ancestor_is_refused(agent
     bottom = await ok(agent, "create_task", title="bottom", parentId=middle["identifier"])
     for below in (middle, bottom):
         text = await refused(agent, "update_task", {"taskId": top["id"], "parentId": below["id"]})
-        assert text.startswith("task edit: ") and "parentId" in text and "cycle" in text, text
+        assert text.startswith("update_task: ") and "parentId" in text and "cycle" in text, text
     assert (await ok(agent, "get_task", taskId=top["id"])).get("parentId") is None
     await ok(agent, "update_task", taskId=bottom["id"], parentId=top["id"])  # moving up the tree is fine
 

@@ -8,6 +8,7 @@ from agent_workspace.domain.errors import PayloadError
 from agent_workspace.domain.notifications import (
     LINK_MAX,
     QuietHours,
+    blocker_detail,
     check_email,
     check_slack_url,
     check_triggers,
@@ -182,3 +183,11 @@ def test_a_zone_name_that_is_no_iana_zone_is_refused_without_reading_a_file(name
     with pytest.raises(PayloadError) as refused:
         parse_quiet_hours({"start": "22:00", "end": "07:00", "timeZone": name})
     assert refused.value.field == "quietHours.timeZone"
+
+
+def test_a_blockers_detail_numbers_its_questions_one_bounded_line_each_else_falls_back():
+    many = tuple(f"Question {n}?\n(details)" for n in range(12))
+    lines = blocker_detail(many, "the description").splitlines()
+    assert lines[0] == "1. Question 0? (details)" and lines[-1] == "10. Question 9? (details)" and len(lines) == 10
+    assert blocker_detail(("x" * 600,), "d") == "1. " + "x" * 499 + "…"
+    assert blocker_detail((), "the description") == "the description"

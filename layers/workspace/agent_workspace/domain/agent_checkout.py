@@ -306,5 +306,10 @@ def checkout(
         ignore = {"op": "upsertSection", "path": ".gitignore", "begin": IGNORE_BEGIN, "end": IGNORE_END}
         operations += [{**ignore, "content": SNAPSHOTS + "\n"}, _write(copy, _snapshot(agent, snapshot))]
     result = {"agent": agent.id, "harness": harness, "mode": mode, "operations": operations}
-    result |= {"connect": _connect(harness, server_url, load), "withheld": unsafe + withheld}
+    paths = (
+        f" The same server lists On My Radar's 21 tools by their own names (load_agent, agent_remember, ...) at "
+        f"{server_url.rstrip('/')}/omr, Masaro's task board at /masaro and AgentRQ's tools at /agentrq: connect the "
+        "one your tool's instructions were written for."
+    )
+    result |= {"connect": _connect(harness, server_url, load) + paths, "withheld": unsafe + withheld}
     return result | ({"note": " ".join(notes)} if notes else {})

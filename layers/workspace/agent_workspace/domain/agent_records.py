@@ -56,7 +56,7 @@ class AgentMemory:
             "createdAt": self.created_at,
             "updatedAt": self.updated_at,
         }
-        return shown
+        return shown | ({"harness": self.harness} if self.harness else {})
 
 
 @dataclass(frozen=True)
@@ -92,6 +92,7 @@ class Brief:
     updated_at: str
     updated_by: str
     note: str | None = None
+    harness: str | None = None  # the tool of the load session that wrote this revision
 
     def listed(self) -> dict[str, Any]:
         return {
@@ -103,7 +104,7 @@ class Brief:
 
     def public(self) -> dict[str, Any]:
         shown = {**self.listed(), "body": self.body, "updatedBy": self.updated_by}
-        return shown | ({"note": self.note} if self.note else {})
+        return shown | ({"note": self.note} if self.note else {}) | ({"harness": self.harness} if self.harness else {})
 
 
 @dataclass(frozen=True)

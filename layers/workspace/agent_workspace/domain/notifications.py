@@ -325,6 +325,19 @@ def note(
     return Note(subject=subject, text="\n".join(lines), slack=slack, push=push, url=console_url)
 
 
+BLOCKER_QUESTIONS_SHOWN = 10  # the board takes at most 10; a notification never shows more
+BLOCKER_QUESTION_SHOWN = 500  # characters of each question a notification shows; the console shows it whole
+
+
+def blocker_detail(questions: tuple[str, ...], fallback: str) -> str:
+    """What a blocker's notification says: the agent's questions, numbered, each on one line of bounded length;
+    `fallback` (the task's description or title) for a blocker set without questions (AgentRQ's updateStatus)."""
+    if not questions:
+        return fallback
+    shown = questions[:BLOCKER_QUESTIONS_SHOWN]
+    return "\n".join(f"{n}. {_line(q, BLOCKER_QUESTION_SHOWN)}" for n, q in enumerate(shown, 1))
+
+
 def digest_note(items: list[tuple[str, str]], console_url: str) -> Note:
     """Many at once: one message listing each (its subject and where to open it), instead of a flood."""
     subject = f"{len(items)} things wait for you in Agent Workspace"

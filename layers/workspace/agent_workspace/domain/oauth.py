@@ -15,7 +15,7 @@ SCOPE_ALIASES = {f"radars:{scope}": scope for scope in SCOPES}
 SCOPE_TEXTS = {
     READ: "read tasks, memory, skills, the board and agents",
     WRITE: "create and change them",
-    MANAGE: "owner-level changes of agents (recorded; none is offered over MCP here)",
+    MANAGE: "change the @handle of the account's own agents (the owner's decision otherwise)",
 }
 
 CODE_SECONDS = 300  # an authorization code is exchanged at once by its client; five minutes is generous
@@ -55,6 +55,12 @@ def normalize_scopes(requested: str | None) -> list[str] | None:
         return None
     names = [SCOPE_ALIASES.get(name, name) for name in requested.split()]
     return list(dict.fromkeys(names))
+
+
+def may_manage(granted: frozenset[str] | None) -> bool:
+    """Whether a connection was granted the agent repo's owner-level changes: an app signed in with `manage`. A token
+    minted in the console holds every scope for what an agent does, not this: the @handle stays the person's."""
+    return granted is not None and MANAGE in granted
 
 
 def scope_refusal(granted: frozenset[str] | None, needed: str) -> str | None:

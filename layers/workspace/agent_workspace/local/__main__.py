@@ -37,7 +37,9 @@ def main() -> None:
         "\n".join(
             [
                 "Agent Workspace is running locally (data lives as long as this process).",
-                f"  MCP URL:      {base}/mcp",
+                f"  MCP URL:      {base}/mcp  (the nine action tools)",
+                f"  By reference: {base}/mcp/agentrq (AgentRQ's 7 tools), {base}/mcp/masaro (Masaro's 19),",
+                f"                {base}/mcp/omr (On My Radar's 21), each listing its tools by their own names",
                 f"  REST API:     {base}/api  (OpenAPI at {base}/openapi.json)",
                 f"  Workspace:    Local workspace ({seeded.workspace_id})",
                 f"  Agent token:  {seeded.agent_token}",

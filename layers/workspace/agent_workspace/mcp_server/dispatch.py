@@ -21,7 +21,7 @@ from agent_workspace.mcp_server import help_text
 from agent_workspace.mcp_server.legacy import RENAMED_FIELDS
 from agent_workspace.mcp_server.registry import Action, Call, HelpPayload, Registry, TextBlocks, Tool
 from agent_workspace.mcp_server.surfaces import REFERENCE_TOOL_NAMES, WORKSPACE, ListedTool, Surface
-from agent_workspace.mcp_server.tool_schemas import check_answer, check_listed_answer
+from agent_workspace.mcp_server.tool_schemas import check_answer, check_listed_answer, result_schema
 from agent_workspace.observability import logger
 
 HELP_TOOL = "help"
@@ -176,10 +176,12 @@ async def _run(
             f"{where}: internal error; retry shortly, and report ref {ref} if it persists",
             is_error=True,
         )
-    presented = listed is not None and listed.present is not None and isinstance(result, dict)
+    words = listed.words if listed is not None else None
+    schema = result_schema(action) if words is not None else None
+    presented = words is not None and schema is not None and isinstance(result, dict)
     if presented:
-        assert listed is not None and listed.present is not None
-        result = listed.present(result)
+        assert words is not None and schema is not None
+        result = words.present(result, schema)
     text = render(result)
     answer = result if isinstance(result, dict) else {"text": text}
     size = text_wire_size(text) + structured_wire_size(text if answer is result else json.dumps(answer))
@@ -192,7 +194,7 @@ async def _run(
     if call.runtime.settings.check_answers:
         if presented:
             assert listed is not None
-            check_listed_answer(listed, answer)
+            check_listed_answer(listed, action, answer)
         else:
             check_answer(tool, action, answer)
     structured = answer if by_action_tool or answer is result else None

@@ -25,12 +25,11 @@ AGENTRQ_NAMES: dict[str, tuple[str, str]] = {
     "getSiteToolDefinition": ("siteTools", "getDefinition"),
     "callSiteTool": ("siteTools", "call"),
 }
-# Masaro's task board, called with flat camelCase arguments as its reference names them.
+# Masaro's task board, called with flat camelCase arguments as its reference names them, in its order (context,
+# work, authoring, company knowledge), which /mcp/masaro lists them in.
 MASARO_NAMES: dict[str, tuple[str, str]] = {
     "get_workspace_context": ("board", "context"),
     "get_project_context": ("board", "project"),
-    "create_project": ("board", "createProject"),
-    "create_epic": ("board", "createEpic"),
     "list_tasks": ("task", "list"),
     "get_task": ("task", "show"),
     "get_next_task": ("task", "next"),
@@ -42,6 +41,8 @@ MASARO_NAMES: dict[str, tuple[str, str]] = {
     "create_task": ("task", "propose"),
     "update_task": ("task", "edit"),
     "archive_task": ("task", "archive"),
+    "create_project": ("board", "createProject"),
+    "create_epic": ("board", "createEpic"),
     "link_tasks": ("task", "link"),
     "add_comment": ("task", "comment"),
     "search": ("task", "search"),

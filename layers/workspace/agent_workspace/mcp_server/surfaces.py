@@ -6,13 +6,16 @@ payload as a flat `inputSchema` (the reference's parameters) and, where it answe
 /mcp/agentrq, every old name on /mcp) keep working as before.
 """
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
 from agent_workspace.domain import agents as rules
+from agent_workspace.domain.board import EPICS_MAX, PROJECTS_MAX
+from agent_workspace.domain.columns import COLUMN_NAMES
 from agent_workspace.mcp_server.legacy import AGENTRQ_NAMES, MASARO_NAMES, OLD_TOOL_NAMES, OMR_NAMES
+from agent_workspace.mcp_server.words import MASARO_WORDS, Words
 from agent_workspace.services import agent_memory, agent_sessions, agents
 
 
@@ -23,9 +26,8 @@ class ListedTool:
     name: str
     target: tuple[str, str]  # (tool, action) of the registry
     description: str
-    # The answer in the reference's words (Masaro's vocabulary), with the schema of what it then is; None: as is.
-    present: Callable[[Any], Any] | None = None
-    output_schema: dict[str, Any] | None = None
+    # The answer and its outputSchema in the reference's words (Masaro's vocabulary); None: as the action has them.
+    words: Words | None = None
     input_overrides: Mapping[str, Any] = field(default_factory=dict)  # per-field schema changes (a required field)
     required: tuple[str, ...] = ()  # fields the reference requires beyond the payload model's own
 
@@ -62,68 +64,96 @@ def _by_name(listed: tuple[ListedTool, ...]) -> Mapping[str, ListedTool]:
     return MappingProxyType({tool.name: tool for tool in listed})
 
 
+# Masaro's own texts where they hold here; where this server differs (no drafting in the background,
+# the policy deciding triage and review, ids that are not UUIDs) they say what it does instead.
 MASARO_DESCRIPTIONS = {
     "get_workspace_context": (
-        "The workspace at a glance: statuses, labels, complexity vocabulary, your projects, and the active "
-        "cycle (its goal and end date) when cycles are on. The standard first call of a session."
+        "The workspace at a glance: its statuses (the board's columns, each with what it means), labels, the "
+        "complexity and priority vocabularies, link types, your projects and epics (id and title), the active cycle "
+        "(its goal and end date) when one is running, and the workspace policy. The standard first call of a session."
     ),
     "get_project_context": "Deeper context for one project: its memory, conventions, and decisions.",
     "list_tasks": (
         "Filter or search tasks by query, status, epic, label, assignee, or what’s assigned to you. cycleId "
         'narrows to one time-box, and the literal "active" means whichever cycle is running now. Searches the'
         " whole workspace by default — including tasks that belong to no project — or one project when "
-        "narrowed. Paginated with a string cursor."
+        "narrowed; archived tasks only when asked for. Paginated with a string cursor: a page may hold fewer "
+        "than limit, so read on while nextCursor is set."
     ),
     "get_task": (
-        "One task in full: description, acceptance criteria, dependencies, optional comments, activity. Plus "
-        "pendingSuggestions — AI proposals nobody has accepted yet, where the criteria drafted at claim time "
-        "sit — and the workspacePolicy the calling agent works under. Accepts a UUID or workspace identifier."
+        "One task in full: description, acceptance criteria, links (dependencies both ways), its newest activity "
+        "and, unless includeComments is false, its newest comments. Plus pendingSuggestions — summaries and "
+        "criteria agents proposed that the human has not accepted yet — and the workspacePolicy the calling agent "
+        "works under. Accepts the task's id or its workspace identifier (e.g. WS-42)."
     ),
     "get_next_task": (
-        "The next workable task: unclaimed, unblocked, highest priority first. Selects across the whole "
-        "workspace by default — project-less tasks included. Ready tasks win; if Ready is empty, Backlog "
-        "tasks that already have acceptance criteria are eligible. A task a human explicitly assigned to the "
-        "calling agent beats both pools, and within every pool tasks in the active cycle sort first. Returns "
-        "the workspacePolicy too: supervised or not, sign-off before merge or not. The “give me work” call."
+        "The next workable task, without taking it: unclaimed, unblocked, highest priority first. Selects across "
+        "the whole workspace — project-less tasks included. Ready tasks win; if none is ready, backlog tasks "
+        "that already have acceptance criteria are eligible. A task a human explicitly assigned to the calling "
+        "agent beats both pools, and within every pool tasks in the active cycle sort first. Returns the "
+        "workspacePolicy too: supervised or not, the human's sign-off on deliveries or not. The “give me work” "
+        "call; claim_task takes the task."
     ),
     "claim_task": (
-        "Take a task. Moves it to In Progress under the agent's identity; prevents duplicate pickup; adds it "
-        "to the active cycle if one is running. If the task had neither a summary nor criteria the reply says"
-        " prepQueued: Masaro is drafting them in the background, and the agent re-reads the task a moment "
-        "later."
+        "Take a task. Moves it to in_progress under the agent's identity; prevents duplicate pickup while the "
+        "claim holds (update_progress renews it); adds it to the active cycle if one is running and the task has "
+        "no cycle. If the task has neither a summary nor criteria the reply says prepQueued: true. Nothing drafts "
+        "them here: set them with update_task if you can tell what done looks like, or ask the human."
     ),
     "update_progress": (
         "Report a meaningful chunk of progress (setup, core implementation, tests, PR opened). Lands on the "
-        "activity feed; doubles as the liveness heartbeat."
+        "activity feed; doubles as the liveness heartbeat, renewing your claim (the reply says until when)."
     ),
     "complete_task": (
-        "Deliver: a summary plus an optional met/not-met mapping per acceptance criterion. Moves the task to "
-        "In Review; returns any tasks that became unblocked."
+        "Deliver: a summary plus an optional met/not-met mapping per acceptance criterion ([{index, met, note?}])."
+        " Moves the task to in_review when the workspace policy asks for the human's sign-off, else to done; "
+        "returns any tasks that became unblocked."
     ),
     "report_blocker": (
-        "Stuck on something needing human input. Notifies you immediately with specific unblocking questions."
+        "Stuck on something needing human input: give specific unblocking questions. The task moves to blocked, "
+        "the human is notified, and your questions head their list in the console until work resumes."
     ),
-    "release_task": "Put a claimed task back to Ready without completing it: clean hand-back, no zombie claim.",
+    "release_task": (
+        "Put a claimed task back to ready without completing it: clean hand-back, no zombie claim. Only its "
+        "claimant releases it."
+    ),
     "create_task": (
         "Create a task: title, summary, description, criteria, complexity, priority, labels, due date, epic, "
-        "cycleId, assignee by name or email, and parentId to nest a subtask. Top-level tasks land in Triage "
-        "for your accept/decline; subtasks land in the backlog. A project is optional — leave projectId out "
-        "and the task belongs to no project."
+        "cycleId, assignee ('human', 'agent' or one agent's token id), and parentId to nest a subtask. Top-level "
+        "tasks land in triage for the human's accept/decline when the workspace policy is supervised, else in "
+        "ready; subtasks land in the backlog. A project is optional — leave projectId out and the task belongs "
+        "to no project."
     ),
     "update_task": (
         "Edit an existing task’s fields, including moving it between projects (or out of one — pass "
         "projectId: null) and in or out of a cycle (cycleId: null takes it out). Status moves are limited to "
-        "triage, backlog, and ready; in-flight transitions go through claim_task / complete_task."
+        "triage, backlog, and ready; in-flight transitions go through claim_task / complete_task / release_task."
     ),
-    "archive_task": "Soft-delete a task by archiving it. Requires a reason. Destructive.",
-    "create_project": "Create a project in the workspace. Keys scoped to specific projects cannot create one.",
-    "create_epic": "Create an epic to group related tasks.",
-    "link_tasks": "Declare relationships: blocks, relates_to, duplicate_of.",
+    "archive_task": (
+        "Soft-delete a task by archiving it. Requires a reason. It leaves lists and the queue (list_tasks shows "
+        "it with includeArchived); nothing is deleted. Destructive."
+    ),
+    "create_project": f"Create a project in the workspace (at most {PROJECTS_MAX}): a title, a description optional.",
+    "create_epic": f"Create an epic to group related tasks (at most {EPICS_MAX} per workspace).",
+    "link_tasks": (
+        "Declare relationships: blocks, relates_to, duplicate_of. 'taskId blocks otherTaskId' keeps the other "
+        "task off the queue until this one is done; both tasks show the link."
+    ),
     "add_comment": "Comment on a task: questions, findings, context for the reviewer.",
-    "search": "OpenAI-shaped search over workspace tasks. Returns id, title, and a citation URL.",
-    "fetch": (
-        "OpenAI-shaped fetch of one task by UUID or identifier. Body is description plus criteria, not activity."
+    "search": (
+        "OpenAI-shaped search over workspace tasks. Returns id, title, and a citation URL (the task in the "
+        "console), at most 20."
     ),
+    "fetch": (
+        "OpenAI-shaped fetch of one task by id or identifier. Text is description plus criteria, not activity; "
+        "its status and other board fields come as metadata."
+    ),
+}
+# Masaro's parameters where the payload model says more than Masaro's words (a status is a column here).
+MASARO_INPUTS: dict[str, Mapping[str, Any]] = {
+    "list_tasks": {
+        "status": {"description": "A status: one of the board's columns", "enum": [*COLUMN_NAMES, None]},
+    },
 }
 # On My Radar's Agent Repo (../shared/reference/omr-agent-repo-tools.txt): each tool's description is the reference's,
 # with what the model needs from the reference's notes; its arguments are its action's payload as the reference has
@@ -380,10 +410,6 @@ OMR_TOOLS = (
 )
 
 
-def _listed(names: Mapping[str, tuple[str, str]], descriptions: Mapping[str, str]) -> tuple[ListedTool, ...]:
-    return tuple(ListedTool(name, target, descriptions[name]) for name, target in names.items())
-
-
 WORKSPACE = Surface("", "Agent Workspace", None, aliases=MappingProxyType(OLD_TOOL_NAMES))
 AGENTRQ = Surface(
     "agentrq",
@@ -395,7 +421,10 @@ MASARO = Surface(
     "masaro",
     "Masaro task board",
     (),
-    _listed(MASARO_NAMES, MASARO_DESCRIPTIONS),
+    tuple(
+        ListedTool(name, target, MASARO_DESCRIPTIONS[name], MASARO_WORDS, MASARO_INPUTS.get(name, {}))
+        for name, target in MASARO_NAMES.items()
+    ),
     lists_help=False,
     instructions=(
         "A task board shared with a human and other agents, one workspace per connection. Start a session with "

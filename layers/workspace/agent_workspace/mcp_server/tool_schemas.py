@@ -89,24 +89,40 @@ def flat_input_schema(listed: ListedTool, action: Action) -> dict[str, Any]:
 
 def flat_output_schema(listed: ListedTool, action: Action) -> dict[str, Any] | None:
     """The action's own result models, for an action that answers JSON only (a text answer of a reference's tool has
-    no structured copy, so it may carry no outputSchema), or what the reference's presenter makes of them."""
-    if listed.output_schema is not None:
-        return listed.output_schema
+    no structured copy, so it may carry no outputSchema), in the reference's words where it has them."""
+    schema = result_schema(action)
+    if schema is None:
+        return None
+    return _inlined(listed.words.schema(schema) if listed.words else schema)
+
+
+@cache
+def result_schema(action: Action) -> dict[str, Any] | None:
+    """What an action that answers JSON only answers: its result models by reference to their `$defs` entries,
+    where a reference's words find them (`flat_output_schema` writes the one model out at the top)."""
     if action.result is None or action.text_too:
         return None
     models = _models_of(action)
     defs, names = _schemas(models, "serialization")
-    defs = _undescribed(defs)
-    if len(models) == 1:
-        return {**defs.pop(names[models[0]]), **({"$defs": defs} if defs else {})}
-    return {"type": "object", "oneOf": [{"$ref": DEFS.format(model=names[m])} for m in models], "$defs": defs}
+    refs = [{"$ref": DEFS.format(model=names[model])} for model in models]
+    root = refs[0] if len(refs) == 1 else {"type": "object", "oneOf": refs}
+    return {**root, "$defs": _undescribed(defs)}
 
 
-def check_listed_answer(listed: ListedTool, answer: dict[str, Any]) -> None:
+def _inlined(schema: dict[str, Any]) -> dict[str, Any]:
+    """A result schema with its one model written out at the top, as a client reads it, and `$defs` holding only
+    what that refers to (the reference's words may leave a model unused)."""
+    defs = schema["$defs"]
+    ref = schema.get("$ref")
+    top = defs[ref.rsplit("/", 1)[1]] if isinstance(ref, str) else {k: v for k, v in schema.items() if k != "$defs"}
+    used = _referenced(top, defs)
+    nested = {name: model for name, model in defs.items() if name in used}  # in pydantic's order, as before
+    return {**top, **({"$defs": nested} if nested else {})}
+
+
+def check_listed_answer(listed: ListedTool, action: Action, answer: dict[str, Any]) -> None:
     """A presented answer against what its tool lists (on in the tests, like `check_answer`)."""
-    if listed.output_schema is None:
-        return
-    problem = next(iter(Draft202012Validator(listed.output_schema).iter_errors(answer)), None)
+    problem = next(iter(_listed_validator(listed, action).iter_errors(answer)), None)
     if problem is not None:
         raise AnswerMismatch(f"{listed.name}: the answer does not match its outputSchema: {problem.message}")
 
@@ -203,6 +219,13 @@ def _undescribed(schema: Any) -> Any:
         for key, value in schema.items()
         if key != "description"
     }
+
+
+@cache
+def _listed_validator(listed: ListedTool, action: Action) -> Draft202012Validator:
+    schema = flat_output_schema(listed, action)
+    assert schema is not None, f"{listed.name} answers text: there is no outputSchema to check"
+    return Draft202012Validator(schema)
 
 
 @cache

@@ -26,7 +26,7 @@ from agent_workspace.services.agent_sessions import (
     stale,
     transfer_ended,
 )
-from agent_workspace.services.agents import find, readable
+from agent_workspace.services.agents import editable, find, readable
 from agent_workspace.store.agent_writes import AgentWrite, Refused
 
 
@@ -70,15 +70,16 @@ def update_brief(
     if note is not None:
         _check_line(note, rules.NOTE_MAX, "note", plain=False)
     session = _session(actor, session)
-    agent = find(rt, actor, ref)
+    reached = editable(rt, actor, ref, session=session)
+    agent, harness = reached.agent, reached.harness
     now = iso(rt.clock())
     write = _write(rt, actor, agent, session)
     try:
         if expected_revision is None:
             if description is None:
                 raise PayloadError("description is required to create a brief", field="description")
-            brief = Brief(new_id(), agent.id, name, description, body, 1, now, actor.kind, note)
-            write.activity(entry(rt, agent.id, "briefs", f"created brief {name!r}", actor, session))
+            brief = Brief(new_id(), agent.id, name, description, body, 1, now, actor.kind, note, harness)
+            write.activity(entry(rt, agent.id, "briefs", f"created brief {name!r}", actor, session, harness))
             rt.agent_briefs.create(brief, write, rules.BRIEFS_PER_AGENT)
         else:
             current = rt.agent_briefs.get(agent.id, name, consistent=True)
@@ -94,9 +95,10 @@ def update_brief(
                 revision=current.revision + 1,
                 updated_at=now,
                 updated_by=actor.kind,
+                harness=harness,
             )
             summary = f"brief {name!r} revision {brief.revision}" + (f": {note}" if note else "")
-            write.activity(entry(rt, agent.id, "briefs", summary, actor, session))
+            write.activity(entry(rt, agent.id, "briefs", summary, actor, session, harness))
             rt.agent_briefs.replace(brief, write)
     except Refused as refused:
         raise _refusal(rt, actor, agent.id, name, refused.rule, session, expected_revision) from None
@@ -108,12 +110,14 @@ def rename_brief(rt: Runtime, actor: Actor, ref: str, name: str, new_name: str, 
     rules.check_memory_name(name)
     rules.check_memory_name(new_name, "newName")
     session = _session(actor, session)
-    agent = find(rt, actor, ref)
+    reached = editable(rt, actor, ref, session=session)
+    agent = reached.agent
     current = rt.agent_briefs.get(agent.id, name, consistent=True)
     if current is None:
         raise NotFound(f"agent {agent.id} has no brief {name!r}")
     write = _write(rt, actor, agent, session)
-    write.activity(entry(rt, agent.id, "briefs", f"renamed brief {name!r} to {new_name!r}", actor, session))
+    summary = f"renamed brief {name!r} to {new_name!r}"
+    write.activity(entry(rt, agent.id, "briefs", summary, actor, session, reached.harness))
     try:
         rt.agent_briefs.rename(current, new_name, write)
     except Refused as refused:

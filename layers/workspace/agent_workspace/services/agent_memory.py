@@ -43,8 +43,8 @@ WRITERS = ("agent", "people", "import", "collaborators")
 SORTS = ("recent", "name", "type")
 
 
-def _memory_reach(rt: Runtime, actor: Actor, ref: str, write: bool) -> Reach:
-    found = readable(rt, actor, ref)
+def _memory_reach(rt: Runtime, actor: Actor, ref: str, write: bool, session: str | None = None) -> Reach:
+    found = readable(rt, actor, ref, session)
     if not found.memory:
         raise Forbidden(f"the owner of agent {found.agent.id} did not share its memory with this account")
     if write and not found.can_edit:
@@ -202,16 +202,16 @@ def remember(
     if actor.kind == "agent" and session is None:
         raise PayloadError("session is required: call load_agent for one", field="session")
     session = check_session(session) if session is not None else None
-    found = _memory_reach(rt, actor, ref, write=True)
-    agent = found.agent
+    found = _memory_reach(rt, actor, ref, write=True, session=session)
+    agent, harness = found.agent, found.harness
     now = rt.clock()
     write = _write(rt, actor, agent, session)
-    write.activity(entry(rt, agent.id, "memory", f"memory {name!r}: {mode}", actor, session))
+    write.activity(entry(rt, agent.id, "memory", f"memory {name!r}: {mode}", actor, session, harness))
     writer = "people" if actor.kind == "human" else ("agent" if found.owned else "collaborators")
     try:
         if mode == "append":
             paragraph = f"[{now.strftime('%Y-%m-%d')}] {body}"
-            rt.agent_memory.append(agent.id, name, paragraph, iso(now), rules.MEMORY_BODY_MAX, write)
+            rt.agent_memory.append(agent.id, name, paragraph, iso(now), rules.MEMORY_BODY_MAX, write, session, harness)
             result: dict[str, Any] = {"name": name, "mode": "append", "appended": paragraph}
         elif mode == "create":
             if memory_type is None or description is None:
@@ -229,6 +229,7 @@ def remember(
                 iso(now),
                 iso(now),
                 session_id=session,
+                harness=harness,
             )
             try:
                 rt.agent_memory.create(memory, write, rules.MEMORIES_PER_AGENT)
@@ -256,6 +257,7 @@ def remember(
                 written_by=writer,
                 updated_at=iso(now),
                 session_id=session,
+                harness=harness,
             )
             rt.agent_memory.replace(memory, current, write)
             result = {"name": name, "mode": "update", "id": memory.id, "revision": memory.revision}
@@ -276,7 +278,8 @@ def forget(
     if actor.kind == "agent" and session is None:
         raise PayloadError("session is required: call load_agent for one", field="session")
     session = check_session(session) if session is not None else None
-    agent = _memory_reach(rt, actor, ref, write=True).agent
+    found = _memory_reach(rt, actor, ref, write=True, session=session)
+    agent = found.agent
     if memory_id is not None:
         name = rt.agent_memory.name_of_id(agent.id, memory_id) if is_id(memory_id) else None
         if name is None:
@@ -289,7 +292,7 @@ def forget(
     now = rt.clock()
     expires = int((now + timedelta(days=rules.FORGOTTEN_KEPT_DAYS)).timestamp())
     write = _write(rt, actor, agent, session)
-    write.activity(entry(rt, agent.id, "memory", f"forgot {name!r}: {reason}", actor, session))
+    write.activity(entry(rt, agent.id, "memory", f"forgot {name!r}: {reason}", actor, session, found.harness))
     try:
         rt.agent_memory.forget(memory, reason, iso(now), expires, write)
     except Refused as refused:

@@ -41,8 +41,16 @@ def _bad_session(field: str) -> str:
     raise PayloadError(f"{field} must be the session id load_agent returned (a UUID)", field=field)
 
 
-def entry(rt: Runtime, agent_id: str, kind: str, summary: str, actor: Actor, session: str | None = None) -> Activity:
-    return Activity(new_id(), agent_id, kind, summary, iso(rt.clock()), actor.kind, session)
+def entry(
+    rt: Runtime,
+    agent_id: str,
+    kind: str,
+    summary: str,
+    actor: Actor,
+    session: str | None = None,
+    harness: str | None = None,
+) -> Activity:
+    return Activity(new_id(), agent_id, kind, summary, iso(rt.clock()), actor.kind, session, harness)
 
 
 def in_session(rt: Runtime, actor: Actor, write: AgentWrite, session: str, agent: Agent) -> AgentWrite:
@@ -159,7 +167,8 @@ def load(
         "rename_agent_brief. If you lose it (after a compaction), call load_agent again."
     )
     summary = f"session started in {harness or 'an unnamed tool'}" + (f" at {workspace}" if workspace else "")
-    rt.agents.open_session(session, entry(rt, agent.id, "sessions", summary, actor, session.id), max(unread, 0))
+    opened = entry(rt, agent.id, "sessions", summary, actor, session.id, harness)
+    rt.agents.open_session(session, opened, max(unread, 0))
     count("AgentLoaded")
     return blocks, session
 

@@ -25,6 +25,12 @@ class Reach:
 
     agent: Agent
     share: Share | None = None
+    session: Session | None = None  # the caller's own load session a write rides on, read with the record
+
+    @property
+    def harness(self) -> str | None:
+        """The tool the session was loaded in: recorded on what the write writes (the reference's load_agent)."""
+        return self.session.harness if self.session else None
 
     @property
     def owned(self) -> bool:
@@ -46,9 +52,11 @@ class Reach:
         return min(self.share.accepted_version, self.agent.prompt_version)
 
 
-def reach(rt: Runtime, actor: Actor, ref: str, consistent: bool = False) -> Reach:
+def reach(rt: Runtime, actor: Actor, ref: str, consistent: bool = False, session: str | None = None) -> Reach:
     """The agent `ref` names: its id, its slug in the caller's account, or `<owner account>/<slug>` of one shared
-    with it. Anything else, or another account's agent not shared with this one, is not found."""
+    with it. Anything else, or another account's agent not shared with this one, is not found. With `session`,
+    that load session is read with the record (consistently, in the same request) and kept if it is the caller's:
+    whether it may still write is the write's own condition."""
     missing = NotFound(f"no agent {echo(ref)!r} in this account or shared with it")
     owner, _, slug = ref.rpartition("/")
     if owner:
@@ -61,20 +69,25 @@ def reach(rt: Runtime, actor: Actor, ref: str, consistent: bool = False) -> Reac
         agent_id = rt.agents.id_of_slug(actor.account_id, ref)
     else:
         agent_id = None
-    agent = rt.agents.get(agent_id, consistent) if agent_id else None
+    opened: Session | None = None
+    if agent_id and session is not None:
+        agent, opened = rt.agents.with_session(agent_id, session)
+        opened = opened if opened is not None and opened.token_id == actor.token_id else None
+    else:
+        agent = rt.agents.get(agent_id, consistent) if agent_id else None
     if agent is None:
         raise missing
     if agent.account_id == actor.account_id:
-        return Reach(agent)
+        return Reach(agent, None, opened)
     share = rt.agents.share(actor.account_id, agent.id)
     if share is None or not share.current(agent):  # a share its maker no longer owns grants nothing
         raise missing
-    return Reach(agent, share)
+    return Reach(agent, share, opened)
 
 
-def readable(rt: Runtime, actor: Actor, ref: str) -> Reach:
+def readable(rt: Runtime, actor: Actor, ref: str, session: str | None = None) -> Reach:
     """An agent whose content the caller may read: its own, or one shared with it that it accepted."""
-    found = reach(rt, actor, ref)
+    found = reach(rt, actor, ref, session=session)
     if found.share is not None and not found.share.accepted:
         raise Forbidden(f"agent {found.share.ref} was shared with this account but not accepted yet; accept it first")
     return found
@@ -94,14 +107,19 @@ def shown(found: Reach) -> dict[str, Any]:
 
 def find(rt: Runtime, actor: Actor, ref: str, consistent: bool = False) -> Agent:
     """The agent `ref` names, which the caller may edit (its own, or shared with edit access)."""
-    found = reach(rt, actor, ref, consistent)
+    return editable(rt, actor, ref, consistent).agent
+
+
+def editable(rt: Runtime, actor: Actor, ref: str, consistent: bool = False, session: str | None = None) -> Reach:
+    """`find`'s agent as reached, with the caller's load session when `session` names one."""
+    found = reach(rt, actor, ref, consistent, session)
     if not found.can_edit:
         raise Forbidden(f"agent {found.agent.id} is shared with this account to read, not to edit")
     if found.share is not None and not found.share.accepted:
         raise Forbidden(f"agent {found.share.ref} was shared with this account but not accepted yet; accept it first")
     if found.agent.archived:
         raise Conflict(f"agent {found.agent.id} is archived; the owner restores it first")
-    return found.agent
+    return found
 
 
 def find_loadable(rt: Runtime, actor: Actor, ref: str) -> Reach:
@@ -223,7 +241,7 @@ def update(rt: Runtime, actor: Actor, ref: str, changes: dict[str, Any], expecte
     if "slug" in changes and actor.kind == "agent":
         raise Forbidden(
             "the slug (@handle) is the owner's to change, because a rename breaks mentions written "
-            "before; the person changes it in the console"
+            "before; the person changes it in the console (or signs an app in with the manage scope)"
         )
     current = find(rt, actor, ref, consistent=True)
     if expected_revision is not None and expected_revision != current.revision:

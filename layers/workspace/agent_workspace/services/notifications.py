@@ -21,6 +21,7 @@ from agent_workspace.domain.notifications import (
     TRIGGERS,
     Keys,
     Note,
+    blocker_detail,
     check_email,
     check_slack_url,
     check_triggers,
@@ -383,7 +384,7 @@ def _subject(rt: Runtime, kind: str, account_id: str, workspace_id: str, ref: st
     if kind == "blocker":
         if task is None or task.status != "blocked":
             return None
-        return "Blocked on you", task.body or task.title, [], far
+        return "Blocked on you", blocker_detail(task.questions, task.body or task.title), [], far
     if kind == "humanTask":
         if task is None or task.status not in ("notstarted", "ongoing"):
             return None

@@ -100,7 +100,11 @@ class FieldsIn(BaseModel):
     cycleId: str | None = Field(None, description="A cycle, or 'active' for the one running now")
     parentId: str | None = Field(None, description="Makes this a subtask of that task (id or identifier)")
     assignee: str | None = Field(
-        None, description="'agent' (default: any agent), 'human', or one agent token's id (that agent only)"
+        None,
+        description=(
+            "'agent' (default: any agent), 'human' (or the human's e-mail address, as set for notifications), or "
+            "one agent token's id (that agent only)"
+        ),
     )
 
     def fields(self) -> Fields:
@@ -267,15 +271,26 @@ def _due_date(value: str | None) -> str | None:
 
 
 def _assignee(rt: Runtime, actor: Actor, assignee: str) -> dict[str, Any]:
-    """`human`, `agent` (any of the workspace's agents), or one agent token's id (that agent only)."""
+    """`human`, `agent` (any of the workspace's agents), or one agent token's id (that agent only). The human is
+    also named by the e-mail address they set in their notification settings, in any case (Masaro's "assignee by
+    name or email"): the one person's address the account knows; it holds no person's name."""
     if assignee in ("human", "agent"):
         return {"assignee": assignee, "assigned_token": None}
     if is_id(assignee) and rt.accounts.has_agent_token(actor.account_id, actor.workspace_id, assignee):
         return {"assignee": "agent", "assigned_token": assignee}
+    if "@" in assignee and _is_the_humans_address(rt, actor.account_id, assignee):
+        return {"assignee": "human", "assigned_token": None}
     raise PayloadError(
-        f"assignee must be 'human', 'agent' or the id of one of this workspace's agent tokens, not {echo(assignee)!r}",
+        f"assignee must be 'human', 'agent', the id of one of this workspace's agent tokens or the human's e-mail "
+        f"address as set in their notification settings, not {echo(assignee)!r}",
         field="assignee",
     )
+
+
+def _is_the_humans_address(rt: Runtime, account_id: str, given: str) -> bool:
+    """Read only for an assignee that could be an address: no other create or edit pays for it."""
+    address = (rt.notifications.settings(account_id) or {}).get("email")
+    return isinstance(address, str) and address.casefold() == given.strip().casefold()
 
 
 # -- authoring ----------------------------------------------------------------------------------
@@ -523,10 +538,19 @@ def decide_suggestion(rt: Runtime, actor: Actor, ref: str, suggestion_id: str, a
 # -- the execution loop ---------------------------------------------------------------------------
 
 
-def next_task(rt: Runtime, actor: Actor) -> dict[str, Any]:
-    """The task `claim` would take first, without taking it."""
-    task = rt.tasks.peek_next(actor.workspace_id, actor.token_id, iso(rt.clock()))
-    return {"task": task.public() if task else None, "workspacePolicy": rt.board.policy(actor.workspace_id).public()}
+def next_task(rt: Runtime, actor: Actor, project_id: str | None = None) -> dict[str, Any]:
+    """The task `claim` would take first, without taking it: across the whole workspace (tasks of no project
+    included), or the first of one project's. Narrowed, the policy comes from the read that finds the project,
+    so it costs no request more."""
+    if project_id is None:
+        policy = rt.board.policy(actor.workspace_id)
+    else:
+        board = rt.board.for_task(actor.workspace_id, project_id, None, None)
+        if project_id not in [p.id for p in board.projects]:
+            raise PayloadError(f"projectId {echo(project_id)!r} is not a project of this workspace", field="projectId")
+        policy = board.policy
+    task = rt.tasks.peek_next(actor.workspace_id, actor.token_id, iso(rt.clock()), project_id)
+    return {"task": task.public() if task else None, "workspacePolicy": policy.public()}
 
 
 class _TakeOver(Exception):

@@ -71,9 +71,20 @@ class AgentMemoryStore:
             write.on_record(add={count_attribute(previous.type): -1, count_attribute(memory.type): 1})
         write.run(self._db)
 
-    def append(self, agent_id: str, name: str, paragraph: str, now: str, room: int, write: AgentWrite) -> None:
+    def append(
+        self,
+        agent_id: str,
+        name: str,
+        paragraph: str,
+        now: str,
+        room: int,
+        write: AgentWrite,
+        session: str | None = None,
+        harness: str | None = None,
+    ) -> None:
         """A paragraph added with list_append, so racing appends all land: rule "append" when the memory is gone
-        or would pass `room` characters with the paragraph (the caller reads it to tell which)."""
+        or would pass `room` characters with the paragraph (the caller reads it to tell which). The session and
+        harness become the memory's, as an update's do: the provenance of its latest write."""
         update = (
             Update()
             .set_expr(
@@ -84,6 +95,8 @@ class AgentMemoryStore:
             .set("updatedAt", now)
             .only_if(EXISTS & Attr("chars").lte(room - len(paragraph)))
         )
+        for attribute, value in (("sessionId", session), ("harness", harness)):
+            update = update.set(attribute, value) if value is not None else update.remove(attribute)
         write.update(keys.agent_memory_sk(name), update, "append")
         write.update(keys.agent_memory_index_sk(name), Update().set("updatedAt", now).only_if(EXISTS), "append")
         write.run(self._db)

@@ -103,6 +103,18 @@ class AgentStore:
         item = get_item(self._db, self._table, keys.agent_pk(agent_id), keys.AGENT_SK, consistent)
         return _AGENT.validate_python(item) if item else None
 
+    def with_session(self, agent_id: str, session_id: str) -> tuple[Agent | None, Session | None]:
+        """The agent's record and one of its load sessions, in one consistent BatchGetItem (both live in the
+        agent's partition): a write that rides on the session learns its harness without a request more."""
+        pk = keys.agent_pk(agent_id)
+        wanted = [key(pk, keys.AGENT_SK), key(pk, keys.session_sk(session_id))]
+        found = {item[keys.SK]: item for item in map(from_item, batch_get(self._db, self._table, wanted))}
+        record, session = found.get(keys.AGENT_SK), found.get(keys.session_sk(session_id))
+        return (
+            _AGENT.validate_python(record) if record else None,
+            _SESSION.validate_python(session) if session else None,
+        )
+
     def id_of_slug(self, account_id: str, slug: str, consistent: bool = False) -> str | None:
         item = get_item(self._db, self._table, keys.account_pk(account_id), keys.agent_slug_sk(slug), consistent)
         return item["agentId"] if item else None

@@ -332,7 +332,9 @@ class TaskStore:
             back_off(attempt)
         raise Unavailable("the queue is busy with other agents; retry shortly")
 
-    def available(self, workspace_id: str, token_id: str, now: str, limit: int) -> list[dict[str, Any]]:
+    def available(
+        self, workspace_id: str, token_id: str, now: str, limit: int, project_id: str | None = None
+    ) -> list[dict[str, Any]]:
         """The first queued tasks this token may take now, in queue order (`domain.columns.queue_rank`).
 
         Its own queue (the tasks the human named for it, which rank first) and, when that holds none it may take
@@ -340,13 +342,22 @@ class TaskStore:
         past are tasks held under a lease that has not run out, and in the open queue tasks named for another
         token before named queues existed (the filter `mine`; a task moves to its token's queue on its next
         write): at most `_QUEUE_READS` pages of each queue, then `Unavailable` rather than a false "empty".
+        With `project_id`, only that project's tasks are kept, and the others are read past the same way.
         """
         free = Attr("claim").not_exists() | Attr("claim.leaseExpiresAt").lte(now)
+        if project_id is not None:
+            free = free & Attr("projectId").eq(project_id)
         own, own_cut = self._queue_page(keys.queue_pk(workspace_id, token_id), free, limit)
         if own:
             return own
         found, cut = self._queue_page(keys.queue_pk(workspace_id), free & _takeable_by(token_id), limit)
         if not found and (cut or own_cut):
+            if project_id is not None:
+                raise Unavailable(
+                    f"the first tasks of the queue are held by other agents' claims or belong to other projects "
+                    f"than {project_id}: narrowed to one project, the queue is read {_QUEUE_READS} pages deep; "
+                    "retry shortly, or ask without projectId"
+                )
             raise Unavailable("the first tasks of the queue are all held by claims of other agents; retry shortly")
         return found
 
@@ -374,9 +385,10 @@ class TaskStore:
                 request["Limit"] = _QUEUE_PAGE_MAX
         return [], True
 
-    def peek_next(self, workspace_id: str, token_id: str, now: str) -> Task | None:
-        """The task a dequeue by this token would take now, without taking it."""
-        found = self.available(workspace_id, token_id, now, 1)
+    def peek_next(self, workspace_id: str, token_id: str, now: str, project_id: str | None = None) -> Task | None:
+        """The task a dequeue by this token would take now, without taking it; the first of one project's, with
+        `project_id`."""
+        found = self.available(workspace_id, token_id, now, 1, project_id)
         return task_from(found[0]) if found else None
 
     def _try_claim(

@@ -5,10 +5,11 @@ from typing import Literal
 from pydantic import Field
 
 from agent_workspace.domain import agents as rules
+from agent_workspace.domain import oauth
 from agent_workspace.domain.errors import PayloadError
 from agent_workspace.domain.models import Actor
 from agent_workspace.mcp_server.registry import Action, Call, Payload, Tool
-from agent_workspace.services import agents
+from agent_workspace.services import agent_person, agents
 from agent_workspace.services.agent_sessions import check_session, forbidden_on_mcp
 from agent_workspace.tools import agent_content, agent_sessions, agent_transfer
 from agent_workspace.tools.agent_sessions import AGENT
@@ -42,7 +43,13 @@ class CreatePayload(Payload):
 class UpdatePayload(Payload):
     agent: str = _AGENT
     name: str | None = None
-    slug: str | None = Field(None, description="The owner's to change, in the console: refused here")
+    slug: str | None = Field(
+        None,
+        description=(
+            "The @handle: the owner's to change (mentions written before break). Refused here unless this connection "
+            "was signed in with the manage scope and the agent is this account's own"
+        ),
+    )
     description: str | None = None
     accent: str | None = None
     primaryHarness: str | None = Field(None, description="A tool id, or null for none")
@@ -92,7 +99,14 @@ def update(call: Call, p: UpdatePayload) -> dict:
     for field in ("name", "description", "slug"):
         if field in changes and changes[field] is None:
             raise PayloadError(f"{field} cannot be null", field=field)
-    return agents.update(call.runtime, _actor(call), p.agent, changes, p.expectedRevision).public()
+    revision = p.expectedRevision
+    if "slug" in changes and oauth.may_manage(call.principal.scopes):
+        # OMR: "Changing slug instead needs radars:manage and ownership of the agent".
+        renamed = agent_person.change_slug(call.runtime, _actor(call), p.agent, changes.pop("slug"), revision)
+        if not changes:
+            return renamed
+        revision = renamed["revision"]
+    return agents.update(call.runtime, _actor(call), p.agent, changes, revision).public()
 
 
 def update_prompt(call: Call, p: UpdatePromptPayload) -> dict:

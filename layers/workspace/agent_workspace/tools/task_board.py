@@ -6,7 +6,7 @@ from pydantic import Field
 
 from agent_workspace.domain.models import Actor
 from agent_workspace.domain.tasks import BODY_MAX, TITLE_MAX
-from agent_workspace.mcp_server.registry import Action, Call, NoPayload, Payload
+from agent_workspace.mcp_server.registry import Action, Call, Payload
 from agent_workspace.services import task_board
 from agent_workspace.services.task_board import QUESTIONS_MAX, FieldsIn, Filters, Verdict
 from agent_workspace.tools.answers.task import (
@@ -50,6 +50,12 @@ class ListPayload(Payload):
     includeArchived: bool = Field(False, description="Archived tasks are left out unless asked for")
     cursor: str | None = Field(None, description="nextCursor of the previous page")
     limit: int = Field(50, ge=1, le=100, description="Tasks per page, 1-100. Default 50.")
+
+
+class NextPayload(Payload):
+    projectId: str | None = Field(
+        None, description="Only this project's tasks; absent: the whole workspace, tasks of no project included"
+    )
 
 
 class TaskPayload(Payload):
@@ -133,8 +139,8 @@ def show(call: Call, p: ShowPayload) -> dict:
     return task_board.show(call.runtime, _actor(call), p.taskId, p.includeComments)
 
 
-def next_task(call: Call, p: NoPayload) -> dict:
-    return task_board.next_task(call.runtime, _actor(call))
+def next_task(call: Call, p: NextPayload) -> dict:
+    return task_board.next_task(call.runtime, _actor(call), p.projectId)
 
 
 def claim(call: Call, p: TaskPayload) -> dict:
@@ -218,9 +224,10 @@ ACTIONS = (
         name="next",
         summary=(
             "The next workable task, without taking it: assigned to you first, then ready, then backlog with "
-            "criteria; the active cycle first, then priority, then age. With the workspacePolicy."
+            "criteria; the active cycle first, then priority, then age. Across the workspace, or one projectId's. "
+            "With the workspacePolicy."
         ),
-        payload=NoPayload,
+        payload=NextPayload,
         handler=next_task,
         result=NextTask,
         read_only=True,

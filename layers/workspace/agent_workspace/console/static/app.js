@@ -447,6 +447,23 @@ async function createWorkspace(event) {
   }
 }
 
+// Each reference's tools on a path of its own (mcp_server/surfaces.py), all with the same tokens and sign-in.
+const MCP_PATHS = [
+  ["/mcp", "the nine action tools (task, memory, skills, workspace, siteTools, pano, board, agent, help)"],
+  ["/mcp/agentrq", "AgentRQ's seven tools"],
+  ["/mcp/masaro", "Masaro's 19 task-board tools, by their names"],
+  ["/mcp/omr", "On My Radar's 21 Agent Repo tools, by their names"],
+];
+
+function showMcpUrls() {
+  $("mcp-urls").replaceChildren(
+    ...MCP_PATHS.flatMap(([path, what]) => [
+      el("dt", {}, el("code", { text: `${window.location.origin}${path}` })),
+      el("dd", { text: what }),
+    ]),
+  );
+}
+
 function mcpSnippet(token) {
   return json({
     mcpServers: {
@@ -2330,6 +2347,7 @@ function wire() {
   browserPanel.wire();
   notifications.wire();
   wireSignIn(signIn, showError);
+  showMcpUrls();
   $("sign-out").addEventListener("click", () => signOut());
   $("workspace-select").addEventListener("change", (event) => {
     hideCreated();

@@ -126,6 +126,7 @@ class Memory(Answer):
     pinned: bool
     createdAt: str
     updatedAt: str
+    harness: str | None = None  # the tool of the load session that wrote it last
 
 
 class MemoryPage(Answer):
@@ -235,6 +236,7 @@ class BriefAnswer(BriefListed):
     body: str
     updatedBy: str
     note: str | None = None
+    harness: str | None = None  # the tool of the load session that wrote this revision
 
 
 class BriefWritten(Answer):
