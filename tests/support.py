@@ -12,10 +12,11 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -340,6 +341,38 @@ def furnished_world(moto_endpoint: str, clients: Any, question_seconds: int = 1,
 
 
 # -- OAuth sign-in ----------------------------------------------------------------------------------------
+
+
+@contextmanager
+def loopback_page(body: bytes, path: str | None = None, seen: Callable[[str], None] | None = None) -> Iterator[str]:
+    """A page on a loopback port of its own (another origin than the app's), served at `path` (any path when None),
+    each request's path told to `seen`; its base URL. What an OAuth app's redirect or a framing site needs."""
+
+    class Page(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            if path is not None and urlsplit(self.path).path != path:
+                self.send_error(404)
+                return
+            if seen is not None:
+                seen(self.path)
+            self.send_response(200)
+            self.send_header("content-type", "text/html; charset=utf-8")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
 
 
 async def connect_app(

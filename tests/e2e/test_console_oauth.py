@@ -9,17 +9,15 @@ import base64
 import hashlib
 import re
 import secrets
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
 from playwright.sync_api import Page, expect
 
-from tests.support import bearer
+from tests.support import bearer, loopback_page
 
 WAIT_MS = 15_000  # bounded waits for what the console shows after polling (every ~3 s)
 REDIRECT = "http://127.0.0.1:9/cb"
@@ -83,28 +81,8 @@ def serving(html: str) -> Iterator[str]:
 
     A real server rather than `page.route`: Chromium's local-network checks refuse a frame of the live server in a
     page Playwright made up, before its policy would be tested."""
-    body = html.encode()
-
-    class Elsewhere(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            self.send_response(200)
-            self.send_header("content-type", "text/html; charset=utf-8")
-            self.send_header("content-length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Elsewhere)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
+    with loopback_page(html.encode()) as base:
+        yield f"{base}/"
 
 
 def sign_in(page: Page, request: Request, token: str) -> None:

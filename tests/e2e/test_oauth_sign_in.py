@@ -13,11 +13,9 @@ way, the address the browser came back with the other.
 
 import queue
 import re
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -33,7 +31,7 @@ from playwright.sync_api import Page, Route, expect
 
 from agent_workspace.services import accounts
 from tests.e2e.test_console import Background
-from tests.support import TOOL_NAMES, Agent, bearer, connected
+from tests.support import TOOL_NAMES, Agent, bearer, connected, loopback_page
 
 WAIT_S = 30  # bounded waits for the other thread: the SDK's discovery and registration, the human's answer
 CLAUDE_AI = "https://claude.ai/api/mcp/auth_callback"
@@ -88,33 +86,10 @@ def loopback_landing() -> Iterator[Landing]:
     """A native app's redirect (RFC 8252): a one-route HTTP server on a free loopback port, as a CLI client runs."""
 
     landing = Landing("")
-
-    class Callback(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            if urlsplit(self.path).path != "/callback":
-                self.send_error(404)
-                return
-            landing.arrived(self.path)
-            body = b"<!doctype html><title>Signed in</title><p>You can close this tab.</p>"
-            self.send_response(200)
-            self.send_header("content-type", "text/html; charset=utf-8")
-            self.send_header("content-length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Callback)
-    landing.redirect_uri = f"http://127.0.0.1:{server.server_address[1]}/callback"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    body = b"<!doctype html><title>Signed in</title><p>You can close this tab.</p>"
+    with loopback_page(body, "/callback", landing.arrived) as base:
+        landing.redirect_uri = f"{base}/callback"
         yield landing
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
 
 
 @contextmanager
