@@ -117,8 +117,7 @@ class ClientDirectory:
         if cached is None and not self.admit("document", source):
             raise LookupError("too many new clients from this address or in all; try again later")
         try:
-            metadata = self._fetched(url)
-            client = _client(metadata, METADATA_DOCUMENT, None)
+            metadata, client = self._fetched(url)
         except ClientMetadataError as error:
             if cached is not None:
                 return _client(json.loads(cached["metadata"]), METADATA_DOCUMENT, None)
@@ -129,19 +128,19 @@ class ClientDirectory:
         self._runtime.oauth.put_document(url_hash, fresh | {"expiresAt": now + oauth.DOCUMENT_KEPT_SECONDS})
         return client
 
-    def _fetched(self, url: str) -> dict[str, Any]:
-        """The document's metadata as this server keeps it, or `ClientMetadataError` for anything unusable."""
+    def _fetched(self, url: str) -> tuple[dict[str, Any], RegisteredClient]:
+        """The document's metadata as this server keeps it and the client it makes, or `ClientMetadataError` for
+        anything unusable (checked before it is kept: a cached document that is no client would fail every use)."""
         document = validate_document(url, (self._runtime.fetch_client_metadata or self._fetcher.fetch)(url))
         problem = redirect_problems(list(document.get("redirect_uris", [])))
         if problem:
             raise ClientMetadataError(f"the client's metadata document at {url}: {problem}")
         metadata = {**_kept(document), "token_endpoint_auth_method": "none", "scope": " ".join(oauth.SCOPES)}
         try:
-            RegisteredClient.model_validate(metadata)
+            return metadata, _client(metadata, METADATA_DOCUMENT, None)
         except ValidationError as error:
             field = ".".join(str(part) for part in error.errors()[0]["loc"])
             raise ClientMetadataError(f"the client's metadata document at {url}: {field} is not valid") from None
-        return metadata
 
     def register(self, client: OAuthClientInformationFull) -> None:
         """Store a dynamically registered client, its secret as a hash; refused with RFC 7591's error codes."""
