@@ -48,14 +48,21 @@ def service_worker() -> FileResponse:
     return _file("sw.js")
 
 
-@router.get("/console/{name}")
+@router.get("/console/{name:path}")
 def asset(name: str) -> FileResponse:
+    """The console's modules and styles: `app.js`, `core/api.js`, `views/agents/prompt.js`, `css/base.css`."""
     return _file(name)
 
 
+_DEPTH = 3  # static/views/agents/x.js: the deepest a shipped file sits
+
+
 def _file(name: str, headers: dict[str, str] = _HEADERS) -> FileResponse:
-    path = STATIC / name
-    # Only the files shipped in static/, by their plain names: no paths, no hidden files.
-    if "/" in name or name.startswith(".") or path.suffix not in _TYPES or not path.is_file():
+    parts = name.split("/")
+    # Only the files shipped in static/, by plain names: no empty, dot-led (hidden, "..") or too many segments.
+    if len(parts) > _DEPTH or any(not part or part.startswith(".") or "\\" in part for part in parts):
+        raise HTTPException(status_code=404)
+    path = STATIC.joinpath(*parts)
+    if path.suffix not in _TYPES or not path.is_file():
         raise HTTPException(status_code=404)
     return FileResponse(path, media_type=_TYPES[path.suffix], headers=headers)

@@ -6,7 +6,9 @@
 // host are the app's own words) reaches the page through textContent only. The server's answer names where to go
 // next; it is followed only when it is the app's redirect URI (an https, loopback or native app's address).
 
-import { TOKEN_KEY, ApiError, request, el, wireSignIn } from "./core.js";
+import { ApiError, request } from "./core/api.js";
+import { el } from "./core/dom.js";
+import { TOKEN_KEY, wireSignIn } from "./core/session.js";
 
 // Never followed, whatever the server says: schemes that run or show something in this page's place.
 const NEVER_FOLLOWED = new Set(["javascript:", "data:", "vbscript:", "blob:", "file:", "about:"]);
