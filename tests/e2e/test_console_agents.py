@@ -13,7 +13,7 @@ from playwright.sync_api import Locator, Page, expect
 
 from agent_workspace.domain.tokens import TokenKind, hash_token
 from agent_workspace.services import accounts
-from tests.e2e.test_console import WAIT_MS, Background, sign_in
+from tests.e2e.console_page import WAIT_MS, Background, sign_in
 from tests.support import connected
 
 HOSTILE = '<img src=x onerror="document.title=\'pwned\'"><script>document.title="pwned"</script>'

@@ -14,7 +14,7 @@ import anyio
 import httpx
 from playwright.sync_api import Locator, Page, expect
 
-from tests.e2e.test_console import WAIT_MS, Background, sign_in
+from tests.e2e.console_page import WAIT_MS, Background, sign_in
 from tests.support import mcp_client, text_of
 
 COLUMNS = ("triage", "backlog", "ready", "in_progress", "blocked", "in_review", "done", "rejected")

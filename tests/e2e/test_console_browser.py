@@ -7,7 +7,7 @@ The browser's side is its REST protocol with the human's token (`PUT /api/bridge
 import httpx
 from playwright.sync_api import expect
 
-from tests.e2e.test_console import WAIT_MS, sign_in
+from tests.e2e.console_page import WAIT_MS, sign_in
 
 SITES = {
     "sites": [

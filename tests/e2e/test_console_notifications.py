@@ -4,7 +4,7 @@ hours, mutes a workspace, and sees a refusal name the field. REST, as the human,
 import httpx
 from playwright.sync_api import expect
 
-from tests.e2e.test_console import WAIT_MS, sign_in
+from tests.e2e.console_page import WAIT_MS, sign_in
 
 SLACK = "http://127.0.0.1:9/services/T0/B0/secret"  # loopback: the local stack may post there
 

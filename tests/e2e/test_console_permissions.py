@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 from playwright.sync_api import Locator, Page, expect
 
-from tests.e2e.test_console import WAIT_MS, sign_in
+from tests.e2e.console_page import WAIT_MS, sign_in
 
 
 def bridge(live, seeded) -> httpx.Client:

@@ -32,7 +32,7 @@ from agent_workspace.domain.tokens import TokenKind
 from agent_workspace.local.stack import Seed, local_runtime, seed
 from agent_workspace.runtime import Runtime
 from agent_workspace.services.accounts import issue_token
-from tests.e2e.test_console import Background
+from tests.e2e.console_page import Background
 from tests.support import Agent, free_port, mcp_client
 
 SITE_TIMEOUT = 5  # seconds the server gives the site (the reference's 60, shortened for the test)

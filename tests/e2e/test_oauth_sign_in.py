@@ -30,7 +30,7 @@ from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull,
 from playwright.sync_api import Page, Route, expect
 
 from agent_workspace.services import accounts
-from tests.e2e.test_console import Background
+from tests.e2e.console_page import Background
 from tests.support import TOOL_NAMES, Agent, bearer, connected, loopback_page
 
 WAIT_S = 30  # bounded waits for the other thread: the SDK's discovery and registration, the human's answer
