@@ -12,7 +12,7 @@ import * as refresh from "./core/refresh.js";
 import * as router from "./core/router.js";
 import { ApiError, request } from "./core/api.js";
 import { $, el, reconcile, setText } from "./core/dom.js";
-import { showError, announce } from "./core/feedback.js";
+import { showError, clearError, announce } from "./core/feedback.js";
 import { TOKEN_KEY, WORKSPACE_KEY, wireSignIn } from "./core/session.js";
 import { refreshNeeds, clearNeeds } from "./core/needs.js";
 import { bind, showHelp, wireShortcuts } from "./core/shortcuts.js";
@@ -100,6 +100,7 @@ async function signIn(token) {
   }
   store.set("token", token);
   sessionStorage.setItem(TOKEN_KEY, token);
+  clearError($("signin-form"));
   $("token-input").value = "";
   $("signin").hidden = true;
   $("app").hidden = false;
