@@ -290,3 +290,31 @@ def test_console_modules_are_served_from_their_folders_and_nothing_else_is(live)
             "/console/core/..%2f..%2fapi%2fconsole.py",
         ):
             assert client.get(path).status_code == 404, path
+
+
+def _luminance(rgb: str) -> float:
+    channels = [int(c) / 255 for c in re.findall(r"\d+", rgb)[:3]]
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def contrast(one: str, two: str) -> float:
+    high, low = sorted((_luminance(one), _luminance(two)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def test_the_focus_ring_and_muted_text_meet_wcag_aa(live, seeded, console):
+    page = console
+    sign_in(page, live, seeded.human_token)
+    link = page.get_by_role("navigation", name="Views").get_by_role("link", name="Inbox")
+    link.focus()
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Tab")  # focused by keyboard: :focus-visible
+    ring = link.evaluate("e => getComputedStyle(e).outlineColor")
+    behind = page.locator(".views-nav").evaluate("e => getComputedStyle(e).backgroundColor")
+    assert link.evaluate("e => getComputedStyle(e).outlineStyle") == "solid"
+    assert contrast(ring, behind) >= 3, (ring, behind)  # WCAG 1.4.11: 3:1 for focus indicators
+    assert contrast(ring, "rgb(255, 255, 255)") >= 3 and contrast(ring, "rgb(245, 246, 248)") >= 3
+    muted = page.evaluate("getComputedStyle(document.documentElement).getPropertyValue('--muted')").strip()
+    rgb = f"rgb({int(muted[1:3], 16)}, {int(muted[3:5], 16)}, {int(muted[5:7], 16)})"
+    assert contrast(rgb, "rgb(255, 255, 255)") >= 4.5 and contrast(rgb, "rgb(245, 246, 248)") >= 4.5
