@@ -13,13 +13,14 @@
 import { fragment } from "../core/dom.js";
 import * as list from "./agents/list.js";
 import * as detail from "./agents/detail.js";
+import { setHidden } from "./agents/common.js";
 
 let root = null;
 
 function layout() {
   const opened = detail.isOpen();
   root.classList.toggle("agent-opened", opened);
-  root.querySelector(".agents-none").hidden = opened;
+  setHidden(root.querySelector(".agents-none"), opened);
 }
 
 export const agents = {

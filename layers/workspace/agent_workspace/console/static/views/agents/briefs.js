@@ -7,7 +7,7 @@ import { seg } from "../../core/api.js";
 import { el, fragment, reconcile, setText, setAttr, replaceIfChanged } from "../../core/dom.js";
 import { timeEl } from "../../core/format.js";
 import { done } from "../../core/feedback.js";
-import { attempt, confirming, open, path, refs, refuse, still } from "./common.js";
+import { attempt, confirming, open, path, refs, refuse, setHidden, still } from "./common.js";
 
 const MARKUP = `
 <section class="part" aria-labelledby="agent-briefs-h">
@@ -71,8 +71,8 @@ export const briefsPart = {
     stopEditing();
     ui.create.open = false;
     ui.list.replaceChildren();
-    ui.brief.hidden = true;
-    ui.empty.hidden = true;
+    setHidden(ui.brief, true);
+    setHidden(ui.empty, true);
   },
 };
 
@@ -87,7 +87,7 @@ async function refreshBriefs(current, id) {
   if (!still(id, current)) return;
   const briefs = data.briefs || [];
   reconcile(ui.list, briefs, (b) => b.name, briefItem, updateBriefItem);
-  ui.empty.hidden = briefs.length > 0;
+  setHidden(ui.empty, briefs.length > 0);
 }
 
 function briefItem(brief) {
@@ -121,7 +121,7 @@ async function openBrief(name, keepFocus = false) {
     describe(ui.briefMeta, brief, true);
     setText(ui.briefBody, brief.body);
     ui.rename.reset();
-    ui.brief.hidden = false;
+    setHidden(ui.brief, false);
     for (const li of ui.list.children) setAttr(li.querySelector("button"), "aria-current", li.dataset.key === name);
     if (!keepFocus) ui.briefHeading.focus();
   });
@@ -186,7 +186,7 @@ async function deleteBrief() {
   await store.api("DELETE", path(`/briefs/${seg(brief.name)}`));
   if (open.id !== id) return;
   shown = null;
-  ui.brief.hidden = true;
+  setHidden(ui.brief, true);
   done(`Brief ${brief.name} deleted.`);
   await refreshBriefs(null, id);
   ui.heading.focus();

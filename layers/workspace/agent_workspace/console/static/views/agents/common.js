@@ -20,6 +20,11 @@ export const path = (rest = "") => `/api/agents/${seg(open.id)}${rest}`;
 /** Whether answers read for agent `id` still count: it is still the open one, and (in a round) the round is. */
 export const still = (id, current) => open.id === id && (!current || current());
 
+/** Show or hide a node, leaving it alone when it already is (a refresh that changed nothing changes nothing). */
+export function setHidden(node, hidden) {
+  if (node.hidden !== Boolean(hidden)) node.hidden = Boolean(hidden);
+}
+
 /** A module's elements by their `data-ref` (the root's own too), read once when its markup is built. */
 export function refs(root) {
   const found = {};

@@ -6,7 +6,7 @@ import * as store from "../../core/store.js";
 import { copyFrom, el, fragment, reconcile, setText, replaceIfChanged } from "../../core/dom.js";
 import { timeEl } from "../../core/format.js";
 import { announce, done } from "../../core/feedback.js";
-import { attempt, open, path, refs, refuse } from "./common.js";
+import { attempt, open, path, refs, refuse, setHidden } from "./common.js";
 
 const MARKUP = `
 <section class="sub agent-credential" aria-labelledby="agent-credential-h" data-ref="box" hidden>
@@ -71,7 +71,7 @@ export function build() {
 
 /** Shown for an agent the person can load; the workspaces kept in step with the console's. */
 export function render(loadable) {
-  ui.box.hidden = !loadable;
+  setHidden(ui.box, !loadable);
   if (loadable) listWorkspaces();
 }
 
@@ -80,7 +80,7 @@ export function reset() {
   hide();
   ui.form.reset();
   ui.workspace.replaceChildren();
-  ui.box.hidden = true;
+  setHidden(ui.box, true);
 }
 
 /** The account's workspaces (the shell keeps them current each round); the one the console is in is picked first. */
@@ -97,7 +97,7 @@ function listWorkspaces() {
   );
   const chosen = store.get("workspaceId");
   if (fresh && workspaces.some((w) => w.id === chosen)) select.value = chosen;
-  ui.none.hidden = workspaces.length > 0;
+  setHidden(ui.none, workspaces.length > 0);
 }
 
 async function mint(event) {
@@ -118,7 +118,7 @@ async function mint(event) {
     ui.token.value = minted.agentToken;
     setText(ui.connect, minted.connect);
     setText(ui.load, minted.load);
-    ui.minted.hidden = false;
+    setHidden(ui.minted, false);
     done(`Credential minted in ${title}. Store its token now: it is shown once.`);
     ui.mintedHeading.focus();
   });
@@ -129,5 +129,5 @@ function hide() {
   ui.token.value = "";
   for (const node of [ui.mintedHeading, ui.mintedMeta, ui.connect, ui.load]) node.replaceChildren();
   delete ui.mintedMeta.dataset.sig;
-  ui.minted.hidden = true;
+  setHidden(ui.minted, true);
 }

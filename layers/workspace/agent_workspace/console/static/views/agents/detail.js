@@ -10,7 +10,7 @@ import { el, fragment, setText, typing, replaceIfChanged } from "../../core/dom.
 import { timeEl } from "../../core/format.js";
 import { announce, done } from "../../core/feedback.js";
 import { kick } from "../../core/refresh.js";
-import { access, attempt, confirming, dropConfirms, open, path, refs, still } from "./common.js";
+import { access, attempt, confirming, dropConfirms, open, path, refs, setHidden, still } from "./common.js";
 import { showListError } from "./list.js";
 import * as credential from "./credential.js";
 import { promptPart } from "./prompt.js";
@@ -94,7 +94,7 @@ export function build() {
     button.addEventListener("click", () => setPart(one.name));
     ui.parts.append(button);
     const section = one.build();
-    section.hidden = one.name !== part;
+    setHidden(section, one.name !== part);
     sections.set(one.name, section);
     ui.partsBox.append(section);
   }
@@ -122,7 +122,7 @@ export function openAgent(id, name) {
   forget();
   open.id = id;
   setText(ui.heading, name || id);
-  ui.card.hidden = false;
+  setHidden(ui.card, false);
   ui.heading.focus();
   kick();
 }
@@ -131,7 +131,7 @@ export function openAgent(id, name) {
 export function closeAgent() {
   const id = open.id;
   forget();
-  ui.card.hidden = true;
+  setHidden(ui.card, true);
   return id;
 }
 
@@ -213,7 +213,7 @@ function render(agent) {
   setText(ui.description, agent.description || "");
   setText(ui.lock, agent.promptLocked ? "Unlock prompt" : "Lock prompt");
   setText(ui.archive, agent.archived ? "Restore from archive" : "Archive agent");
-  ui.acceptBox.hidden = !who.awaiting;
+  setHidden(ui.acceptBox, !who.awaiting);
   if (who.awaiting) {
     setText(
       ui.acceptText,
@@ -221,9 +221,9 @@ function render(agent) {
         `${agent.share.memory ? ", with its memories" : ""}. Accept it to read it here and load it in your sessions.`,
     );
   }
-  for (const node of ui.card.querySelectorAll(".agent-owner")) node.hidden = !who.owner;
-  for (const node of ui.card.querySelectorAll(".agent-write")) node.hidden = !who.canEdit;
-  ui.partsBox.hidden = who.awaiting;
+  for (const node of ui.card.querySelectorAll(".agent-owner")) setHidden(node, !who.owner);
+  for (const node of ui.card.querySelectorAll(".agent-write")) setHidden(node, !who.canEdit);
+  setHidden(ui.partsBox, who.awaiting);
   credential.render(!agent.archived && (who.owner || (who.shared && !who.awaiting)));
   for (const one of PARTS) if (one.render) one.render(agent);
   if (!ui.edit.open) fillEdit(agent);

@@ -9,7 +9,7 @@ import { el, fragment, reconcile, setText, setAttr } from "../../core/dom.js";
 import { plural, timeEl } from "../../core/format.js";
 import { done, showError } from "../../core/feedback.js";
 import { kick } from "../../core/refresh.js";
-import { attempt, open, refs, refuse } from "./common.js";
+import { attempt, open, refs, refuse, setHidden } from "./common.js";
 
 const TAB_EMPTY = {
   mine: "You have no agents yet: create one below.",
@@ -88,9 +88,9 @@ export function reset() {
   listed.clear();
   markTabs();
   ui.list.replaceChildren();
-  ui.empty.hidden = true;
+  setHidden(ui.empty, true);
   ui.offersList.replaceChildren();
-  ui.offers.hidden = true;
+  setHidden(ui.offers, true);
   ui.form.reset();
   ui.create.open = false;
 }
@@ -106,7 +106,7 @@ async function refreshList(current) {
   for (const agent of agents) listed.set(agent.id, agent);
   reconcile(ui.list, agents, (agent) => agent.id, agentItem, updateAgentItem);
   setText(ui.empty, TAB_EMPTY[asked]);
-  ui.empty.hidden = agents.length > 0;
+  setHidden(ui.empty, agents.length > 0);
 }
 
 function agentItem(agent) {
@@ -142,7 +142,7 @@ function setTab(next) {
   tab = next;
   markTabs();
   ui.list.replaceChildren();
-  ui.empty.hidden = true;
+  setHidden(ui.empty, true);
   kick();
 }
 
@@ -178,7 +178,7 @@ async function refreshOffers(current) {
   if (!current()) return;
   const offers = data.offers || [];
   reconcile(ui.offersList, offers, (offer) => offer.agent, offerItem, updateOfferItem);
-  ui.offers.hidden = offers.length === 0;
+  setHidden(ui.offers, offers.length === 0);
 }
 
 function offerItem(offer) {
@@ -213,7 +213,7 @@ async function decideOffer(li, decision, button) {
   await attempt(context, li, button, async () => {
     await store.api("POST", `/api/agents/${seg(id)}/transfer/${decision}`);
     li.remove();
-    ui.offers.hidden = ui.offersList.children.length === 0;
+    setHidden(ui.offers, ui.offersList.children.length === 0);
     done(
       decision === "accept"
         ? `${name} is yours now: its earlier shares and sessions have ended.`

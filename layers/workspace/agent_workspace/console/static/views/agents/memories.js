@@ -9,7 +9,7 @@ import { el, fragment, nextId, reconcile, setText, setAttr, replaceIfChanged } f
 import { exact, timeEl } from "../../core/format.js";
 import { announce, done } from "../../core/feedback.js";
 import { kick } from "../../core/refresh.js";
-import { PAGE, access, attempt, open, path, refs, refuse, still } from "./common.js";
+import { PAGE, access, attempt, open, path, refs, refuse, setHidden, still } from "./common.js";
 
 const TYPES = ["user", "feedback", "project", "reference"];
 
@@ -72,8 +72,8 @@ export const memoriesPart = {
   },
   async refresh(current, id) {
     const shared = access().memory;
-    ui.closed.hidden = shared;
-    ui.box.hidden = !shared;
+    setHidden(ui.closed, shared);
+    setHidden(ui.box, !shared);
     if (shared) await Promise.all([refreshMemories(current, id), refreshForgotten(current, id)]);
   },
   reset() {
@@ -96,8 +96,8 @@ async function refreshMemories(current, id) {
   const memories = data.memories || [];
   reconcile(ui.list, memories, (m) => m.id, memoryItem, updateMemoryItem);
   setText(ui.empty, search.query || search.type ? "No memory matches." : "No memories yet.");
-  ui.empty.hidden = memories.length > 0;
-  ui.more.hidden = !data.nextCursor;
+  setHidden(ui.empty, memories.length > 0);
+  setHidden(ui.more, !data.nextCursor);
 }
 
 function memoryItem(memory) {
@@ -150,8 +150,8 @@ function updateMemoryItem(li, memory) {
   setAttr(form.querySelector("input"), "aria-label", `Reason to forget ${memory.name}`);
   setAttr(form.querySelector("button"), "aria-label", `Forget ${memory.name}`);
   const canEdit = access().canEdit;
-  pin.hidden = !canEdit;
-  form.hidden = !canEdit;
+  setHidden(pin, !canEdit);
+  setHidden(form, !canEdit);
 }
 
 async function pinMemory(li, button) {
@@ -189,7 +189,7 @@ async function refreshForgotten(current, id) {
   if (!still(id, current)) return;
   const forgotten = data.forgotten || [];
   reconcile(ui.forgotten, forgotten, (m) => m.id, forgottenItem, updateForgottenItem);
-  ui.forgottenEmpty.hidden = forgotten.length > 0;
+  setHidden(ui.forgottenEmpty, forgotten.length > 0);
 }
 
 function forgottenItem(memory) {
@@ -216,10 +216,14 @@ function updateForgottenItem(li, memory) {
   );
   replaceIfChanged(
     li.querySelector(".meta"),
-    ["forgotten ", timeEl(memory.forgottenAt), `: ${memory.reason} · restorable until ${exact(memory.restorableUntil)}`],
+    [
+      "forgotten ",
+      timeEl(memory.forgottenAt),
+      `: ${memory.reason} · restorable until ${exact(memory.restorableUntil)}`,
+    ],
     JSON.stringify([memory.forgottenAt, memory.reason, memory.restorableUntil]),
   );
-  li.querySelector("button").hidden = !access().canEdit;
+  setHidden(li.querySelector("button"), !access().canEdit);
 }
 
 async function restoreMemory(li, button) {

@@ -6,7 +6,7 @@ import { el, fragment, reconcile, setText, replaceIfChanged } from "../../core/d
 import { json, timeEl } from "../../core/format.js";
 import { done } from "../../core/feedback.js";
 import { kick } from "../../core/refresh.js";
-import { access, attempt, confirming, open, path, refs, refuse, still } from "./common.js";
+import { access, attempt, confirming, open, path, refs, refuse, setHidden, still } from "./common.js";
 
 const TOOLS = ["default", "claude-code", "codex", "cursor", "claude-ai", "copilot", "gemini-cli", "windsurf", "zed",
   "other"];
@@ -93,8 +93,8 @@ function updateProfileItem(li, profile) {
       `${profile.revision} ${profile.updatedAt}`);
   }
   const canEdit = access().canEdit;
-  li.querySelector(".edit").hidden = !canEdit;
-  if (!li.querySelector(".confirm")) li.querySelector(".remove").hidden = !profile.revision || !canEdit;
+  setHidden(li.querySelector(".edit"), !canEdit);
+  if (!li.querySelector(".confirm")) setHidden(li.querySelector(".remove"), !profile.revision || !canEdit);
 }
 
 function editProfile(harness) {

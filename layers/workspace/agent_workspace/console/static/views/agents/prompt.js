@@ -9,7 +9,7 @@ import { el, fragment, reconcile, setText, replaceIfChanged } from "../../core/d
 import { plural, timeEl } from "../../core/format.js";
 import { done, clearError } from "../../core/feedback.js";
 import { kick } from "../../core/refresh.js";
-import { PAGE, access, attempt, open, path, refs, still } from "./common.js";
+import { PAGE, access, attempt, open, path, refs, setHidden, still } from "./common.js";
 
 const DIFF_MAX_LINES = 2000; // per side: the LCS table is (n+1)×(m+1) cells
 const DIFF_CONTEXT = 3; // unchanged lines kept around each change
@@ -145,8 +145,9 @@ export const promptPart = {
     await Promise.all([refreshPrompt(current, id), again ? refreshVersions(current, id) : null]);
   },
   render(agent) {
-    ui.field.readOnly = !access(agent).canEdit;
-    ui.lockNote.hidden = !agent.promptLocked;
+    const readOnly = !access(agent).canEdit;
+    if (ui.field.readOnly !== readOnly) ui.field.readOnly = readOnly;
+    setHidden(ui.lockNote, !agent.promptLocked);
   },
   reset() {
     Object.assign(state, { base: null, live: null, versions: [], cursor: null, versionsFor: null });
@@ -186,14 +187,14 @@ function showPrompt(prompt, replace = false) {
   if (untouched || replace) {
     ui.field.value = prompt.body;
     state.base = { version: prompt.version, body: ui.field.value }; // as the textarea holds it (line ends normalised)
-    ui.stale.hidden = true;
+    setHidden(ui.stale, true);
   } else if (state.base.version !== prompt.version) {
     setText(
       ui.staleText,
       `Version ${prompt.version} is live now; your edit started from version ${state.base.version}. Saving it is ` +
         "refused until you start again from the live version.",
     );
-    ui.stale.hidden = false;
+    setHidden(ui.stale, false);
   }
 }
 
@@ -211,7 +212,7 @@ async function save(event) {
     state.live = made.version;
     open.agent = { ...open.agent, promptVersion: made.version };
     ui.note.value = "";
-    ui.stale.hidden = true;
+    setHidden(ui.stale, true);
     await Promise.all([refreshPrompt(null, id, true), refreshVersions(null, id)]);
     done(`Prompt saved: version ${made.version} is live.`);
     kick();
@@ -254,8 +255,8 @@ async function moreVersions(event) {
 
 function renderVersions() {
   reconcile(ui.versions, state.versions, (v) => v.version, versionItem, updateVersionItem);
-  ui.versionsEmpty.hidden = state.versions.length > 0;
-  ui.more.hidden = !state.cursor;
+  setHidden(ui.versionsEmpty, state.versions.length > 0);
+  setHidden(ui.more, !state.cursor);
 }
 
 function versionItem(version) {
@@ -295,8 +296,8 @@ function updateVersionItem(li, version) {
     ],
     JSON.stringify([version.author, version.tool, version.createdAt, version.note]),
   );
-  li.querySelector(".actions").hidden = live;
-  li.querySelector(".restore").hidden = !access().canEdit;
+  setHidden(li.querySelector(".actions"), live);
+  setHidden(li.querySelector(".restore"), !access().canEdit);
 }
 
 async function compareVersion(version, button) {
@@ -333,7 +334,7 @@ async function compareVersion(version, button) {
         }),
       );
     }
-    ui.diffBox.hidden = false;
+    setHidden(ui.diffBox, false);
     ui.diffHeading.focus();
   });
 }

@@ -8,7 +8,7 @@ import { el, fragment, reconcile, replaceIfChanged } from "../../core/dom.js";
 import { timeEl } from "../../core/format.js";
 import { done } from "../../core/feedback.js";
 import { kick } from "../../core/refresh.js";
-import { PAGE, access, attempt, open, path, refs, refuse, still } from "./common.js";
+import { PAGE, access, attempt, open, path, refs, refuse, setHidden, still } from "./common.js";
 
 // -- activity ---------------------------------------------------------------------------------------
 
@@ -40,7 +40,7 @@ export const activityPart = {
     activity = refs(section);
     activity.kind.addEventListener("change", () => {
       activity.list.replaceChildren(); // a filter fetches at once; the old kind's entries do not linger meanwhile
-      activity.empty.hidden = true;
+      setHidden(activity.empty, true);
       kick();
     });
     return section;
@@ -49,7 +49,7 @@ export const activityPart = {
   reset() {
     activity.kind.value = "all";
     activity.list.replaceChildren();
-    activity.empty.hidden = true;
+    setHidden(activity.empty, true);
   },
 };
 
@@ -59,7 +59,7 @@ async function refreshActivity(current, id) {
   if (!still(id, current) || kind !== (activity.kind.value || "all")) return;
   const items = data.items || [];
   reconcile(activity.list, items, (item) => item.id, activityItem);
-  activity.empty.hidden = items.length > 0;
+  setHidden(activity.empty, items.length > 0);
 }
 
 function activityItem(item) {
@@ -120,8 +120,8 @@ export const sharingPart = {
   },
   reset() {
     sharing.list.replaceChildren();
-    sharing.empty.hidden = true;
-    sharing.note.hidden = true;
+    setHidden(sharing.empty, true);
+    setHidden(sharing.note, true);
     sharing.note.replaceChildren();
     delete sharing.note.dataset.sig;
   },
@@ -129,7 +129,7 @@ export const sharingPart = {
 
 /** To an account it is shared with: by whom, how, since when. */
 function showNote(who) {
-  sharing.note.hidden = who.owner || !who.shared;
+  setHidden(sharing.note, who.owner || !who.shared);
   if (sharing.note.hidden) return;
   const share = open.agent.share;
   replaceIfChanged(
@@ -149,7 +149,7 @@ async function refreshShares(current, id) {
   if (!still(id, current)) return;
   const shares = data.shares || [];
   reconcile(sharing.list, shares, (s) => s.account, shareItem, updateShareItem);
-  sharing.empty.hidden = shares.length > 0;
+  setHidden(sharing.empty, shares.length > 0);
 }
 
 function shareItem(one) {
