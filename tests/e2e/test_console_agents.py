@@ -25,8 +25,12 @@ def agents_api(live, token: str) -> httpx.Client:
 
 
 def open_agents(page: Page) -> None:
-    page.get_by_role("button", name="Agents", exact=True).click()
-    expect(page.get_by_role("heading", name="Agents", level=2, exact=True)).to_be_visible()
+    page.get_by_role("navigation", name="Views").get_by_role("link", name="Agents", exact=True).click()
+    expect(page.get_by_role("heading", name="Agents", level=1, exact=True)).to_be_visible()
+
+
+def agents_list(page: Page) -> Locator:
+    return page.get_by_role("list", name="Agents", exact=True)
 
 
 def detail(page: Page) -> Locator:
@@ -34,7 +38,7 @@ def detail(page: Page) -> Locator:
 
 
 def open_agent(page: Page, name: str) -> None:
-    page.get_by_role("list", name="Agents").get_by_role("button", name=name, exact=True).click(timeout=WAIT_MS)
+    agents_list(page).get_by_role("link", name=name, exact=True).click(timeout=WAIT_MS)
     expect(detail(page).get_by_role("heading", name=name, level=2)).to_be_visible()
     expect(detail(page).locator("#agent-meta")).not_to_be_empty(timeout=WAIT_MS)
 
@@ -91,8 +95,9 @@ def test_an_agent_made_in_the_console_keeps_prompt_versions_shows_a_diff_and_hon
     # in the same task as the click, before the details' `toggle` event (a task of its own) has fired.
     page.evaluate(
         """() => {
-            document.querySelector("#agent-edit summary").click();
-            document.querySelector("#agent-edit-slug").value = "reviewer";
+            const slug = document.querySelector("#agent-edit-slug");
+            slug.closest("details").querySelector("summary").click();
+            slug.value = "reviewer";
         }"""
     )
     page.evaluate("() => new Promise((done) => setTimeout(done, 100))")
@@ -251,7 +256,7 @@ def test_an_agent_shared_with_another_account_is_accepted_there(live, seeded, ru
     sign_in(page, live, friend.token)
     open_agents(page)
     page.get_by_role("button", name="Shared with me").click()
-    listed = page.get_by_role("list", name="Agents")
+    listed = agents_list(page)
     expect(listed).to_contain_text("Waiting for you to accept", timeout=WAIT_MS)
     open_agent(page, "Triager")
     expect(detail(page).get_by_role("heading", name="Shared with you: accept it first")).to_be_visible()
@@ -338,12 +343,54 @@ def test_an_agent_offered_by_another_account_is_accepted_or_declined_there(live,
     expect(status(page)).to_contain_text("Declined the transfer of Kept back.")
     offers.get_by_role("button", name="Accept transfer of Handover").click()
     expect(status(page)).to_contain_text("Handover is yours now")
-    expect(page.get_by_role("list", name="Agents").get_by_role("button", name="Handover")).to_be_visible(
-        timeout=WAIT_MS
-    )
+    expect(agents_list(page).get_by_role("link", name="Handover")).to_be_visible(timeout=WAIT_MS)
     expect(page.get_by_role("heading", name="Offered to you")).to_be_hidden()
 
     with agents_api(live, seeded.human_token) as http:
         assert [a["name"] for a in http.get("/api/agents").json()["agents"]] == ["Kept back"]
     with agents_api(live, friend.token) as http:
         assert [a["name"] for a in http.get("/api/agents").json()["agents"]] == ["Handover"]
+
+
+def test_an_agent_opens_from_its_deep_link_and_back_returns_to_the_list(live, seeded, console):
+    """Issue 35: `#/agents/<id>` is an address. Followed after sign-in it opens the agent beside the list, Back
+    returns to the list (focus on the agent it left), Forward and a reload open it again; followed signed out, it
+    opens once the person signs in; an agent that is not there sends the person back to the list, saying so."""
+    page = console
+    with agents_api(live, seeded.human_token) as http:
+        made = http.post("/api/agents", json={"name": "Deep linked", "prompt": "Follow the link."}).json()
+        assert http.post("/api/agents", json={"name": "Bystander"}).status_code == 201
+    sign_in(page, live, seeded.human_token)
+    open_agents(page)
+    link = agents_list(page).get_by_role("link", name="Deep linked", exact=True)
+    expect(link).to_be_visible(timeout=WAIT_MS)
+    expect(detail(page)).to_be_hidden()
+
+    page.goto(f"{live.url}/#/agents/{made['id']}")
+    expect(detail(page).get_by_role("heading", name="Deep linked", level=2)).to_be_visible(timeout=WAIT_MS)
+    expect(detail(page).get_by_label("Prompt", exact=True)).to_have_value("Follow the link.", timeout=WAIT_MS)
+    expect(link).to_have_attribute("aria-current", "true")
+
+    page.go_back()
+    expect(page).to_have_url(re.compile(r"#/agents$"))
+    expect(detail(page)).to_be_hidden()
+    expect(link).not_to_have_attribute("aria-current", "true")
+    expect(link).to_be_focused()
+
+    page.go_forward()
+    expect(detail(page).get_by_role("heading", name="Deep linked", level=2)).to_be_visible()
+    page.reload()  # the tab keeps its token: the address opens the agent again
+    expect(detail(page).get_by_role("heading", name="Deep linked", level=2)).to_be_visible(timeout=WAIT_MS)
+    expect(detail(page).locator("#agent-meta")).to_contain_text("@deep-linked", timeout=WAIT_MS)
+
+    page.get_by_role("button", name="Sign out").click()
+    page.goto(f"{live.url}/#/agents/{made['id']}")
+    page.get_by_label("Human token").fill(seeded.human_token)
+    page.get_by_role("button", name="Sign in").click()
+    expect(detail(page).get_by_role("heading", name="Deep linked", level=2)).to_be_visible(timeout=WAIT_MS)
+    expect(page.get_by_role("link", name="Agents", exact=True)).to_have_attribute("aria-current", "page")
+
+    page.goto(f"{live.url}/#/agents/@no-such-agent")
+    expect(page.get_by_role("alert")).to_contain_text("Opening the agent failed", timeout=WAIT_MS)
+    expect(page).to_have_url(re.compile(r"#/agents$"))
+    expect(detail(page)).to_be_hidden()

@@ -45,6 +45,7 @@ export function toast(text, { tone = "ok", key } = {}) {
 export function showError(error, context, where) {
   const text = describe(error, context);
   const box = where ? inlineBox(where) : null;
+  // `where`, not the box: a box not yet shown is [hidden] itself.
   if (box && where.isConnected && !where.closest("[hidden]")) {
     box.textContent = text;
     box.hidden = false;
