@@ -6,11 +6,9 @@ each runs with `anyio.run` in its own thread while the page is driven from the t
 extension is simulated by a thread that speaks only the bridge protocol over REST.
 """
 
-import base64
 import json
 import re
 
-import httpx
 from playwright.sync_api import expect
 
 from tests.e2e.console_page import (
@@ -189,106 +187,6 @@ def test_a_site_tool_call_waits_for_allow_once_in_the_page(live, seeded, console
         expect(items.nth(1)).to_contain_text("Decision")
     finally:
         browser.close()
-
-
-def test_decline_reply_with_a_file_change_status_and_a_refusal_in_the_alert(live, seeded, console):
-    page = console
-    sign_in(page, live, seeded.human_token)
-
-    asking = ask(
-        live.url,
-        seeded.agent_token,
-        "Approve the deploy",
-        message="May I deploy?",
-        mode="url",
-        url="https://example.com/approve",
-    )
-    question = page.get_by_role("article", name="May I deploy?")
-    expect(question).to_be_visible(timeout=WAIT_MS)
-    link = question.get_by_role("link", name="Open https://example.com/approve")
-    expect(link).to_have_attribute("href", "https://example.com/approve")
-    expect(link).to_have_attribute("target", "_blank")
-    expect(link).to_have_attribute("rel", "noopener noreferrer")
-    expect(question.get_by_role("button", name="Accept (done)")).to_be_visible()
-    question.get_by_role("button", name="Decline").click()
-    task_id, answer = asking.result()
-    assert answer == {"action": "decline"}
-    expect(question).to_have_count(0)
-
-    # Reply with a file; the agent sees it through MCP.
-    page.get_by_role("list", name="Tasks").get_by_role("button", name="Approve the deploy").click()
-    expect(page.get_by_role("heading", name="Approve the deploy", level=2)).to_be_visible()
-    conversation = page.get_by_role("list", name="Conversation")
-    expect(conversation.locator(":scope > li")).to_have_count(2, timeout=WAIT_MS)
-    expect(conversation).to_contain_text("Answered: decline")
-    page.get_by_label("Reply").fill("Here are the logs.")
-    content = b"line 1\nline 2 <b>not html</b>\n"
-    page.get_by_label("Attach files").set_input_files(
-        files=[{"name": "deploy.log", "mimeType": "text/plain", "buffer": content}]
-    )
-    page.get_by_role("button", name="Send reply").click()
-    expect(conversation.locator(":scope > li")).to_have_count(3, timeout=WAIT_MS)
-    reply = conversation.locator(":scope > li").nth(2)
-    expect(reply).to_contain_text("Here are the logs.")
-    expect(page.get_by_label("Reply")).to_have_value("")
-
-    seen = json.loads(agent_once(live.url, seeded.agent_token, "task", "get", taskId=task_id, includeConversation=True))
-    messages = seen["conversation"]["messages"]
-    assert messages[-1]["text"] == "Here are the logs." and messages[-1]["from"] == "human"
-    [attachment] = messages[-1]["attachments"]
-    assert (attachment["filename"], attachment["mimeType"], attachment["size"]) == (
-        "deploy.log",
-        "text/plain",
-        len(content),
-    )
-    fetched = json.loads(
-        agent_once(
-            live.url,
-            seeded.agent_token,
-            "task",
-            "getAttachment",
-            taskId=task_id,
-            attachmentId=attachment["id"],
-            format="base64",
-        )
-    )
-    assert base64.b64decode(fetched["data"]) == content
-
-    # The download button fetches a fresh link and opens it; the link it leaves serves the file.
-    with page.context.expect_page() as opened:
-        reply.get_by_role("button", name="Download deploy.log").click()
-    opened.value.close()
-    fallback = reply.get_by_role("link", name="Open deploy.log")
-    expect(fallback).to_have_attribute("href", re.compile(r"^https?://"))
-    assert httpx.get(fallback.get_attribute("href"), timeout=10).content == content
-
-    # Change the status.
-    page.get_by_label("Change status").select_option(label="Completed")
-    page.get_by_role("button", name="Set status").click()
-    expect(page.locator("#task-facts")).to_contain_text("Completed", timeout=WAIT_MS)
-    with human(live, seeded) as http:
-        assert http.get(f"/api/workspaces/{seeded.workspace_id}/tasks/{task_id}").json()["status"] == "completed"
-    page.get_by_role("group", name="Filter tasks by status").get_by_role("button", name="Completed").click()
-    expect(page.get_by_role("list", name="Tasks").get_by_role("button", name="Approve the deploy")).to_be_visible(
-        timeout=WAIT_MS
-    )
-    page.get_by_role("group", name="Filter tasks by status").get_by_role("button", name="Ongoing").click()
-    expect(page.get_by_role("list", name="Tasks").get_by_role("button")).to_have_count(0, timeout=WAIT_MS)
-
-    # The API's refusal is shown, with its detail.
-    page.get_by_label("Task title").fill("")
-    page.get_by_label("Task body").fill("Something")
-    page.get_by_role("button", name="Create task").click()
-    alert = page.get_by_role("alert")
-    expect(alert).to_contain_text("title must not be empty")
-    expect(alert).to_contain_text("422")
-    # A valid one goes through and clears the alert.
-    page.get_by_label("Task title").fill("Write the changelog")
-    page.get_by_role("button", name="Create task").click()
-    expect(alert).to_be_hidden()  # nothing to say: no alert shown
-    with human(live, seeded) as http:
-        tasks = http.get(f"/api/workspaces/{seeded.workspace_id}/tasks", params={"assignee": "agent"}).json()["tasks"]
-    assert [(t["title"], t["body"], t["createdBy"]) for t in tasks] == [("Write the changelog", "Something", "human")]
 
 
 def test_memory_skills_and_pano_are_readable_and_agent_text_stays_text(live, seeded, console):

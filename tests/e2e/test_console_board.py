@@ -7,7 +7,6 @@ to exist and checks what the page did. As in test_console, each agent call runs 
 """
 
 import json
-import re
 from typing import Any
 
 import anyio
@@ -315,47 +314,3 @@ def test_the_columns_sit_side_by_side_on_a_wide_screen_and_stack_on_a_narrow_one
     assert len({round(b["x"]) for b in narrow}) == 1, narrow  # one column
     assert all(a["y"] + a["h"] <= b["y"] for a, b in zip(narrow, narrow[1:], strict=False)), narrow  # top to bottom
     assert page.evaluate("document.documentElement.scrollWidth") <= 400
-
-
-def test_a_comment_shows_and_an_agent_s_suggestion_is_accepted(live, seeded, console):
-    page = console
-    with board_api(live, seeded) as http:
-        made = http.post("tasks", json={"title": "Cache the pricing page", "column": "backlog"}).json()
-    agent_calls(
-        live,
-        seeded,
-        (
-            "task",
-            {
-                "action": "suggest",
-                "payload": {
-                    "taskId": made["id"],
-                    "summary": "Edge cache, 5 min TTL.",
-                    "criteria": ["TTL is 5 min", "purge on publish"],
-                },
-            },
-        ),
-    )
-    sign_in(page, live, seeded.human_token)
-    open_card(page, "backlog", "Cache the pricing page")
-
-    suggestion = page.get_by_role("region", name=re.compile("^From the agent"))
-    expect(suggestion).to_contain_text("Edge cache, 5 min TTL.", timeout=WAIT_MS)
-    suggestion.get_by_role("button", name="Accept suggestion").click()
-    expect(suggestion).to_have_count(0)
-    criteria = page.get_by_role("list", name="Acceptance criteria")
-    expect(criteria.get_by_role("listitem")).to_have_count(2, timeout=WAIT_MS)
-    expect(criteria).to_contain_text("purge on publish")
-    expect(page.locator("#task-summary")).to_have_text("Edge cache, 5 min TTL.")
-
-    hostile = "Looks right <img src=x onerror=\"document.title='pwned'\">"
-    panel(page).get_by_label("Comment", exact=True).fill(hostile)
-    panel(page).get_by_role("button", name="Post comment").click()
-    comments = page.get_by_role("list", name="Comments on the task")
-    expect(comments.get_by_role("listitem")).to_have_count(1, timeout=WAIT_MS)
-    expect(comments).to_contain_text(hostile)
-    expect(panel(page).get_by_label("Comment", exact=True)).to_have_value("")
-    assert page.locator("img").count() == 0 and page.title() == "Agent Workspace"
-    with board_api(live, seeded) as http:
-        shown = http.get(f"tasks/{made['id']}").json()
-    assert [(c["by"], c["text"]) for c in shown["comments"]] == [("human", hostile)]

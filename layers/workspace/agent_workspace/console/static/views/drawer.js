@@ -73,8 +73,9 @@ export const drawer = {
       event.preventDefault();
       dismiss();
     });
-    bind("Escape", "Close the open task", () => state.ref !== null && dismiss());
-    bind("r", "Reply in the open task", () => state.ref !== null && focusReply());
+    const isOpen = () => state.ref !== null;
+    bind("Escape", "Close the open task", dismiss, isOpen);
+    bind("r", "Reply in the open task", focusReply, isOpen);
   },
 
   open(ref) {

@@ -31,7 +31,7 @@ export function mountComposer() {
       <fieldset class="composer-mode">
         <legend class="sr-only">Write</legend>
         <label class="inline"><input type="radio" name="mode" value="reply" checked> Reply to the agent</label>
-        <label class="inline"><input type="radio" name="mode" value="comment"> Comment</label>
+        <label class="inline"><input type="radio" name="mode" value="comment"> Comment on the task</label>
       </fieldset>
       <label class="composer-label"></label>
       <textarea class="composer-text" rows="3"></textarea>

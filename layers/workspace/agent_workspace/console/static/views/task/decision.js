@@ -5,7 +5,7 @@
 import { asksFor } from "../../core/needs.js";
 import { el, fragment, reconcile, setText } from "../../core/dom.js";
 import { plural } from "../../core/format.js";
-import { answerFor } from "../answer.js";
+import { answerFor, updateAnswer } from "../answer.js";
 import { focusHeading } from "./header.js";
 import { clearActions, mountActions } from "./actions.js";
 
@@ -41,7 +41,8 @@ export function renderDecision(taskId) {
     answers,
     asks,
     ({ kind, item }) => `${kind}:${item.id}`,
-    ({ kind, item }) => answerFor(kind, item, { inDrawer: true }),
+    ({ kind, item }) => answerFor(kind, item, { inDrawer: true, headingLevel: 4 }),
+    (card, { item }) => updateAnswer(card, item),
   );
   heading.hidden = asks.length === 0;
   setText(heading, asks.length > 1 ? `Waiting on you (${plural(asks.length, "thing")})` : "Waiting on you");
