@@ -221,6 +221,7 @@ def test_filters_narrow_the_board(live, seeded, console):
     # By text (with the label cleared), then archived ones too.
     page.get_by_role("button", name="Clear filters").click()
     expect(ready.get_by_role("button")).to_have_count(2, timeout=WAIT_MS)
+    expect(page.locator("#board-note")).to_be_hidden()
     page.get_by_label("Search the board").fill("rotate")
     page.get_by_label("Search the board").press("Enter")
     expect(ready.get_by_role("button")).to_have_text(["Rotate the keys"], timeout=WAIT_MS)
@@ -228,27 +229,29 @@ def test_filters_narrow_the_board(live, seeded, console):
     expect(ready.get_by_role("button")).to_have_count(2, timeout=WAIT_MS)
     expect(ready).to_contain_text("archived")
 
-    # A cycle made and made active in the console; the filter "the active cycle" keeps its tasks.
+    # A cycle made active (Settings makes cycles; here REST does): "the active cycle" keeps its tasks, and the
+    # board's bar names the cycle.
     page.get_by_label("Include archived").uncheck()
     page.get_by_role("button", name="Clear filters").click()
-    page.get_by_text("New cycle", exact=True).click()
-    page.get_by_label("Cycle title").fill("Sprint 7")
-    page.get_by_label("Goal").fill("Docs")
-    page.get_by_label("Make it the active cycle").check()
-    page.get_by_role("button", name="Create cycle").click()
-    expect(page.locator("#cycle-active")).to_have_text("Active cycle: Sprint 7 (Docs)", timeout=WAIT_MS)
     with board_api(live, seeded) as http:
-        [cycle] = http.get("cycles").json()
-        assert (cycle["title"], cycle["active"]) == ("Sprint 7", True)
+        created = http.post("cycles", json={"title": "Sprint 7", "goal": "Docs", "active": True})
+        assert created.status_code == 201, created.text
+        cycle = created.json()
         edited = http.patch(f"tasks/{made['Write the docs']['id']}", json={"cycleId": cycle["id"]})
         assert edited.status_code == 200, edited.text
-    page.get_by_label("In cycle").select_option("active")
+    cycles = page.get_by_label("In cycle")
+    expect(cycles.locator("option", has_text="Sprint 7")).to_have_count(1, timeout=WAIT_MS)
+    expect(page.locator("#board-cycle")).to_have_text("Active cycle: Sprint 7 (Docs)")
+    cycles.select_option("active")
     expect(ready.get_by_role("button")).to_have_text(["Write the docs"], timeout=WAIT_MS)
+    cycles.select_option(label="Sprint 7")
+    expect(ready.get_by_role("button")).to_have_text(["Write the docs"], timeout=WAIT_MS)
+    cycles.select_option("active")
 
-    # No cycle active: the same filter matches nothing, and the board says why.
-    page.get_by_label("Active cycle", exact=True).select_option(label="None")
-    page.get_by_role("button", name="Set active cycle").click()
-    expect(page.locator("#cycle-active")).to_have_text("No cycle is active.", timeout=WAIT_MS)
+    # No cycle active: the same filter matches nothing, and the board says why (no error).
+    with board_api(live, seeded) as http:
+        assert http.put("cycles/active", json={"cycleId": None}).status_code == 200
+    expect(page.locator("#board-cycle")).to_have_text("No cycle is active.", timeout=WAIT_MS)
     expect(ready.get_by_role("button")).to_have_count(0, timeout=WAIT_MS)
     expect(page.locator("#board-note")).to_contain_text("No cycle is active")
     expect(page.get_by_role("alert")).to_be_hidden()
@@ -262,33 +265,42 @@ def test_a_link_from_search_opens_the_task_panel(live, seeded, console):
     [result] = found["results"]
     url = result["url"]
     assert url == f"{live.url}/#/workspaces/{seeded.workspace_id}/tasks/{made['id']}"
+    drawer = page.locator("#drawer")
+
+    def opens(task: dict) -> None:
+        """The task's drawer is open, the address names the task, and its card on the board is marked."""
+        expect(drawer).to_be_visible(timeout=WAIT_MS)
+        expect(page).to_have_url(re.compile(rf"#/task/({task['id']}|{task['identifier']})$"))
+        expect(card(page, "ready", task["title"])).to_have_attribute("aria-current", "true", timeout=WAIT_MS)
+        expect(column(page, "ready").locator("[aria-current]")).to_have_count(1)
 
     # Opened before signing in: the link waits for the sign-in, then opens its task.
     page.goto(url)
     page.get_by_label("Human token").fill(seeded.human_token)
     page.get_by_role("button", name="Sign in").click()
-    expect(page.get_by_role("heading", name="Refund endpoint", level=2)).to_be_visible(timeout=WAIT_MS)
-    expect(panel(page).get_by_text("POST /refunds")).to_be_visible(timeout=WAIT_MS)
-    expect(page.get_by_role("heading", name="Refund endpoint", level=2)).to_be_focused()
+    opens(made)
 
     # Followed while signed in (the hash changes), by id or by identifier.
     page.goto(f"{live.url}/#/workspaces/{seeded.workspace_id}/tasks/{other['identifier']}")
-    expect(page.get_by_role("heading", name="Ledger entries", level=2)).to_be_visible(timeout=WAIT_MS)
-    assert page.url.endswith(f"/tasks/{other['id']}")  # the address names the open task by its id
-    page.get_by_role("button", name="Close task").click()
-    expect(panel(page)).to_be_hidden()
-    assert "#" not in page.url
+    opens(other)
+    page.get_by_role("navigation", name="Views").get_by_role("link", name="Board").click()
+    expect(drawer).to_be_hidden()
+    expect(page).to_have_url(re.compile(r"#/board$"))
+    expect(column(page, "ready").locator("[aria-current]")).to_have_count(0)
     page.goto(url)
-    expect(page.get_by_role("heading", name="Refund endpoint", level=2)).to_be_visible(timeout=WAIT_MS)
+    opens(made)
 
     # A reload keeps the open task; a link to a workspace of someone else's is refused in the alert.
     page.reload()
-    expect(page.get_by_role("heading", name="Refund endpoint", level=2)).to_be_visible(timeout=WAIT_MS)
+    opens(made)
     page.goto(f"{live.url}/#/workspaces/0kGogHmaqvZ/tasks/{made['id']}")
     expect(page.get_by_role("alert")).to_contain_text("no workspace 0kGogHmaqvZ")
+    expect(drawer).to_be_hidden()
 
 
 def test_the_columns_sit_side_by_side_on_a_wide_screen_and_stack_on_a_narrow_one(live, seeded, console):
+    """Wide: one row, left to right, scrolling inside the board; narrow (a phone): one column at a time, the
+    others beside it off screen (swiped or picked), never a page wider than the screen."""
     page = console
     page.set_viewport_size({"width": 1400, "height": 900})
     sign_in(page, live, seeded.human_token)
@@ -310,7 +322,12 @@ def test_the_columns_sit_side_by_side_on_a_wide_screen_and_stack_on_a_narrow_one
 
     page.set_viewport_size({"width": 400, "height": 900})
     expect(page.get_by_role("heading", name="Board", exact=True)).to_be_visible()
+    frame = page.locator("#board-columns").bounding_box()
+    assert frame is not None and frame["width"] <= 400
     narrow = boxes()
-    assert len({round(b["x"]) for b in narrow}) == 1, narrow  # one column
-    assert all(a["y"] + a["h"] <= b["y"] for a, b in zip(narrow, narrow[1:], strict=False)), narrow  # top to bottom
+    assert all(abs(b["w"] - frame["width"]) <= 2 for b in narrow), narrow  # each column as wide as the board
+    assert all(a["x"] + a["w"] <= b["x"] + 1 for a, b in zip(narrow, narrow[1:], strict=False)), narrow
+    left, right = frame["x"], frame["x"] + frame["width"]
+    on_screen = [b for b in narrow if b["x"] < right - 1 and b["x"] + b["w"] > left + 1]
+    assert len(on_screen) == 1, narrow  # one column at a time
     assert page.evaluate("document.documentElement.scrollWidth") <= 400

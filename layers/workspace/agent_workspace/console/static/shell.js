@@ -205,6 +205,12 @@ function show(route) {
   if (!store.get("token")) return;
   if (route.workspaceId && route.workspaceId !== store.get("workspaceId")) {
     if (store.get("workspaces").some((w) => w.id === route.workspaceId)) selectWorkspace(route.workspaceId, { keepRoute: true });
+    else {
+      // A link into another account's workspace (followed while signed in): said, and not opened here.
+      showError(new Error(`this account has no workspace ${route.workspaceId}`), "Opening the link failed");
+      router.go({ view: shown ? shown.name : "board" }, { replace: true });
+      return;
+    }
   }
   const under = route.view === "task" ? shown || views.find((v) => v.name === "board") : views.find((v) => v.name === route.view);
   const view = under || views[0];
