@@ -7,6 +7,7 @@ to exist and checks what the page did. As in test_console, each agent call runs 
 """
 
 import json
+import re
 from typing import Any
 
 import anyio
