@@ -44,7 +44,7 @@ const MARKUP = `
     <p class="hint">What agents wait on you for, most urgent first. Decide each one here.</p>
   </header>
   <div class="chips inbox-filters" role="group" aria-label="Show"></div>
-  <p class="inbox-empty empty" role="status"></p>
+  <p class="inbox-empty empty"></p>
   <ol class="inbox-list" aria-label="Waiting on you"></ol>`;
 
 const ui = {}; // the view's nodes
@@ -104,7 +104,7 @@ export const inbox = {
 
 function buildChips() {
   for (const [kind, label] of [["all", "All"], ...KINDS]) {
-    const chip = el("button", { type: "button", className: "chip" }, label, el("span", { className: "count" }));
+    const chip = el("button", { type: "button", className: "chip" }, label, " ", el("span", { className: "count" }));
     chip.dataset.kind = kind;
     chip.setAttribute("aria-pressed", String(kind === filter));
     chip.addEventListener("click", () => {
