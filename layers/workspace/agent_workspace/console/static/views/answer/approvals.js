@@ -190,10 +190,11 @@ export function reviewCard(task, options) {
   return { card, update };
 }
 
-/** The acceptance criteria; with the delivering agent's verdict on each when `verdicts`. */
+/** The acceptance criteria, under their label; with the delivering agent's verdict on each when `verdicts`. */
 function criteriaList(criteria, verdicts) {
-  const list = el("ul", { className: "criteria" });
-  list.setAttribute("aria-label", verdicts ? "Criteria verdicts" : "Acceptance criteria");
+  const name = verdicts ? "Criteria verdicts" : "Acceptance criteria";
+  const labelId = nextId("criteria");
+  const list = el("ul", { className: "criteria", "aria-labelledby": labelId });
   for (const criterion of criteria) {
     const li = el("li");
     if (verdicts) {
@@ -206,5 +207,5 @@ function criteriaList(criteria, verdicts) {
       String(criterion.note)));
     list.append(li);
   }
-  return list;
+  return el("div", {}, el("p", { id: labelId, className: "label", text: name }), list);
 }
