@@ -24,7 +24,7 @@ import { clearTimeline, mountTimeline, namedTasks, renderTimeline } from "./task
 import { clearComposer, focusReply, mountComposer, showComposer } from "./task/composer.js";
 import { clearDetails, mountDetails, mountFiles, renderDetails } from "./task/details.js";
 import { clearLinks, linkedTasks, mountLinks, renderLinks } from "./task/links.js";
-import { clearSuggestions, mountSuggestions, renderSuggestions } from "./task/suggestions.js";
+import { clearSuggestions, mountSuggestionNote, mountSuggestions, renderSuggestions } from "./task/suggestions.js";
 
 const PAGE = 200; // messages per conversation read: the most the API gives
 const TASK_ID = /^[0-9A-Za-z]{11}$/;
@@ -51,6 +51,7 @@ export const drawer = {
     body = el("div", { className: "drawer-body" });
     body.append(
       mountDecision(),
+      mountSuggestionNote(),
       mountDescription(),
       mountTimeline(),
       mountComposer(),

@@ -12,6 +12,9 @@ import { clearActions, mountActions } from "./actions.js";
 let section = null;
 let heading = null;
 let answers = null;
+// The answer card focus was last in: its buttons are disabled while its call runs, which drops the focus to the
+// page, so whether the card that leaves had focus cannot be read from activeElement then.
+let focusedCard = null;
 
 export function mountDecision() {
   section = el("section", { className: "task-decision", "aria-label": "Decision" });
@@ -23,20 +26,26 @@ export function mountDecision() {
   heading = section.querySelector(".decision-h");
   answers = section.querySelector(".decision-answers");
   section.append(mountActions());
+  answers.addEventListener("focusin", (event) => {
+    focusedCard = Array.from(answers.children).find((card) => card.contains(event.target)) || null;
+  });
+  answers.addEventListener("focusout", (event) => {
+    if (event.relatedTarget && !answers.contains(event.relatedTarget)) focusedCard = null;
+  });
   return section;
 }
 
 export function clearDecision() {
   answers.replaceChildren();
+  focusedCard = null;
   heading.hidden = true;
-  section.classList.remove("asks");
+  section.classList.remove("has-asks");
   clearActions();
 }
 
 /** What the task asks now, kept by kind and id: a card half filled in stays as it is through every refresh. */
 export function renderDecision(taskId) {
   const asks = taskId ? asksFor(taskId) : [];
-  const hadFocus = answers.contains(document.activeElement);
   reconcile(
     answers,
     asks,
@@ -46,11 +55,15 @@ export function renderDecision(taskId) {
   );
   heading.hidden = asks.length === 0;
   setText(heading, asks.length > 1 ? `Waiting on you (${plural(asks.length, "thing")})` : "Waiting on you");
-  section.classList.toggle("asks", asks.length > 0);
+  section.classList.toggle("has-asks", asks.length > 0);
   // A card just decided left with the focus: give it to the next card, or to the task's title.
-  if (hadFocus && !answers.contains(document.activeElement)) {
-    const next = answers.querySelector("button, input, select, textarea, a[href]");
-    if (next) next.focus();
-    else focusHeading();
+  if (focusedCard && !focusedCard.isConnected) {
+    focusedCard = null;
+    const active = document.activeElement;
+    if (!active || active === document.body) {
+      const next = answers.firstElementChild;
+      if (next) next.focus();
+      else focusHeading();
+    }
   }
 }

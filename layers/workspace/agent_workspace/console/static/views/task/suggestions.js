@@ -1,5 +1,5 @@
 // An agent's suggested summary and acceptance criteria for the task, waiting for the human to accept them (they
-// become the task's) or discard them.
+// become the task's) or discard them. They sit after the details; a note under the decision points to them.
 
 import * as store from "../../core/store.js";
 import { ApiError, seg } from "../../core/api.js";
@@ -12,6 +12,7 @@ import { focusHeading } from "./header.js";
 
 let section = null;
 let list = null;
+let note = null;
 const decided = new Set(); // decided here: a listing read before the decision must not bring one back
 
 export function mountSuggestions() {
@@ -28,22 +29,41 @@ export function mountSuggestions() {
   return section;
 }
 
+/** The note under the decision: "The agent suggested…", with a button that goes to the suggestion. */
+export function mountSuggestionNote() {
+  note = el("p", { className: "suggestion-note", hidden: true }, "The agent suggested a summary and criteria. ");
+  const go = el("button", { type: "button", className: "linkish", text: "Review the suggestion" });
+  go.addEventListener("click", () => {
+    const first = list.firstElementChild;
+    if (!first) return;
+    first.scrollIntoView({ block: "start" });
+    first.focus();
+  });
+  note.append(go);
+  return note;
+}
+
+function showCount() {
+  section.hidden = list.children.length === 0;
+  note.hidden = section.hidden;
+}
+
 export function clearSuggestions() {
   list.replaceChildren();
-  section.hidden = true;
+  showCount();
 }
 
 export function renderSuggestions(detail) {
   const listed = Array.isArray(detail.pendingSuggestions) ? detail.pendingSuggestions : [];
   for (const id of [...decided]) if (!listed.some((s) => s.id === id)) decided.delete(id);
   const pending = listed.filter((s) => !decided.has(s.id));
-  section.hidden = pending.length === 0;
   reconcile(list, pending, (s) => `${detail.id}:${s.id}`, (s) => suggestionItem(detail.id, s));
+  showCount();
 }
 
 function suggestionItem(taskId, suggestion) {
   const headingId = nextId("sugg");
-  const box = el("section", { className: "item suggestion", "aria-labelledby": headingId });
+  const box = el("section", { className: "item suggestion", "aria-labelledby": headingId, tabIndex: -1 });
   box.append(el("h4", { id: headingId }, `From ${who(suggestion.by)} · `, timeEl(suggestion.at)));
   if (suggestion.summary) box.append(el("p", { className: "label", text: "Summary" }), markdown(suggestion.summary));
   if (Array.isArray(suggestion.criteria) && suggestion.criteria.length) {
@@ -68,7 +88,7 @@ async function decide(taskId, suggestion, accept, box) {
     decided.add(suggestion.id);
     const hadFocus = box.contains(document.activeElement);
     box.remove();
-    section.hidden = list.children.length === 0;
+    showCount();
     if (hadFocus) focusHeading();
     if (task && task.id) store.emit("taskChanged", task);
     done(accept ? "Suggestion accepted: the task has its summary and criteria." : "Suggestion discarded.");
