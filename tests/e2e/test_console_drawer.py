@@ -414,3 +414,23 @@ def test_a_question_is_answered_inside_the_drawer(live, seeded, console):
     expect(drawer(page).get_by_role("heading", name="Pick the channel", level=2)).to_be_focused()
     with human(live, seeded) as http:
         assert http.get(f"/api/workspaces/{seeded.workspace_id}/tasks/{task_id}").json()["title"] == "Pick the channel"
+
+
+def test_switching_workspace_closes_the_task_and_its_address(live, seeded, console):
+    page = console
+    with board_api(live, seeded) as http:
+        made = http.post("/board/tasks", json={"title": "Renew the certificate", "column": "ready"}).json()
+    with human(live, seeded) as http:
+        other = http.post("/api/workspaces", json={"title": "Side project"}).json()
+    sign_in_at(page, live, seeded.human_token, f"#/task/{made['identifier']}")
+    expect(drawer(page).get_by_role("heading", name="Renew the certificate", level=2)).to_be_visible(timeout=WAIT_MS)
+    drawer(page).get_by_label("Reply", exact=True).fill("Half a thought")
+
+    page.get_by_role("combobox", name="Workspace", exact=True).select_option(other["id"])
+    expect(drawer(page)).to_be_hidden()
+    expect(page).to_have_url(re.compile(r"#/board$"))
+    # Back in the first workspace the task opens empty-handed: nothing typed for it leaks across a switch.
+    page.get_by_role("combobox", name="Workspace", exact=True).select_option(seeded.workspace_id)
+    page.evaluate(f"location.hash = '#/task/{made['identifier']}'")
+    expect(drawer(page).get_by_role("heading", name="Renew the certificate", level=2)).to_be_visible(timeout=WAIT_MS)
+    expect(drawer(page).get_by_label("Reply", exact=True)).to_have_value("")

@@ -191,9 +191,10 @@ export function selectWorkspace(id, { keepRoute = false } = {}) {
   if (changed) {
     clearNeeds();
     for (const view of views) if (!view.account) view.reset();
+    const drawerWasOpen = drawer.isOpen(); // reset() closes it: the address must leave the old workspace's task
     drawer.reset();
     store.set("workspaceId", id);
-    if (!keepRoute && drawer.isOpen()) router.go({ view: shown ? shown.name : "board" }, { replace: true });
+    if (!keepRoute && drawerWasOpen) router.go({ view: shown ? shown.name : "board" }, { replace: true });
   }
   refresh.restart();
 }

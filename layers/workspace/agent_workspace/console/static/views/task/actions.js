@@ -72,7 +72,8 @@ function buildMoves(task) {
       act("POST", `/board/tasks/${seg(task.id)}/release`, undefined, "Released: back in ready.", "Releasing failed"),
     );
     row.append(release);
-    parts.push(el("p", { id: hintId, className: "hint", text: "Release takes the task back from the agent: it returns to ready." }));
+    const hint = "Release takes the task back from the agent: it returns to ready.";
+    parts.push(el("p", { id: hintId, className: "hint", text: hint }));
   }
   if ((task.column === "backlog" || task.column === "ready") && !task.claim) {
     const to = task.column === "backlog" ? "ready" : "backlog";

@@ -15,6 +15,7 @@ export function mountDescription() {
   const section = el("section", { className: "task-description", "aria-label": "Description" });
   section.append(
     fragment(`
+      <h3 class="sr-only">Description</h3>
       <div class="task-body"></div>
       <section class="task-summary" hidden>
         <h3>Summary</h3>
