@@ -71,134 +71,6 @@ def column_of(live, seeded, task_id: str) -> str:
 # -- the flows ----------------------------------------------------------------------------------
 
 
-def test_supervised_proposals_wait_in_triage_and_the_human_accepts_or_declines(live, seeded, console):
-    page = console
-    sign_in(page, live, seeded.human_token)
-    supervised = page.get_by_role("checkbox", name="Supervised")
-    expect(supervised).not_to_be_checked(timeout=WAIT_MS)
-    supervised.check()
-    expect(page.get_by_role("status")).to_contain_text("Supervised on")
-    with board_api(live, seeded) as http:
-        assert http.get(str(http.base_url).rstrip("/")).json()["policy"] == {"supervised": True, "signOff": False}
-
-    kept, dropped = agent_calls(
-        live,
-        seeded,
-        ("create_task", {"title": "Nightly backups", "criteria": ["a backup a night"], "priority": "high"}),
-        ("create_task", {"title": "Rewrite it in Rust"}),
-    )
-    assert (kept["column"], dropped["column"]) == ("triage", "triage")
-
-    # Both show in the triage column and in the "needs you" list, which opens the panel.
-    expect(card(page, "triage", "Nightly backups")).to_be_visible(timeout=WAIT_MS)
-    expect(card(page, "triage", "Rewrite it in Rust")).to_be_visible()
-    expect(column(page, "triage")).to_contain_text(kept["identifier"])
-    expect(column(page, "triage")).to_contain_text("High")
-    to_triage = page.get_by_role("list", name="Proposals to triage")
-    expect(to_triage.get_by_role("button")).to_have_count(2, timeout=WAIT_MS)
-    to_triage.get_by_role("button", name="Nightly backups").click()
-    expect(page.get_by_role("heading", name="Nightly backups", level=2)).to_be_visible()
-    expect(page.get_by_role("list", name="Acceptance criteria")).to_contain_text("a backup a night", timeout=WAIT_MS)
-
-    panel(page).get_by_role("button", name="Accept to backlog").click()
-    expect(page.get_by_role("status")).to_contain_text("Accepted into the backlog")
-    expect(card(page, "backlog", "Nightly backups")).to_be_visible(timeout=WAIT_MS)
-    expect(card(page, "triage", "Nightly backups")).to_have_count(0)
-    expect(to_triage.get_by_role("button", name="Nightly backups")).to_have_count(0)
-    assert column_of(live, seeded, kept["id"]) == "backlog"
-
-    # Declined from the board's own card, with a comment that lands on the activity feed.
-    open_card(page, "triage", "Rewrite it in Rust")
-    panel(page).get_by_label("Decision comment").fill("Not this year.")
-    panel(page).get_by_role("button", name="Decline", exact=True).click()
-    expect(card(page, "rejected", "Rewrite it in Rust")).to_be_visible(timeout=WAIT_MS)
-    expect(card(page, "triage", "Rewrite it in Rust")).to_have_count(0)
-    expect(page.get_by_text("No proposal to triage.")).to_be_visible()
-    expect(page.get_by_role("list", name="Activity")).to_contain_text("Not this year.", timeout=WAIT_MS)
-    assert column_of(live, seeded, dropped["id"]) == "rejected"
-
-
-def test_a_delivery_under_sign_off_is_sent_back_with_a_comment_or_approved(live, seeded, console):
-    page = console
-    sign_in(page, live, seeded.human_token)
-    page.get_by_role("checkbox", name="Sign-off").check()
-    expect(page.get_by_role("status")).to_contain_text("Sign-off on")
-
-    one, two = agent_calls(
-        live, seeded, ("create_task", {"title": "Add the refund endpoint"}), ("create_task", {"title": "Add metrics"})
-    )
-    agent_calls(
-        live,
-        seeded,
-        ("claim_task", {"taskId": one["id"]}),
-        ("complete_task", {"taskId": one["id"], "summary": "POST /refunds is live."}),
-        ("claim_task", {"taskId": two["id"]}),
-        ("complete_task", {"taskId": two["id"], "summary": "Counters exported."}),
-    )
-    expect(card(page, "in_review", "Add the refund endpoint")).to_be_visible(timeout=WAIT_MS)
-    reviews = page.get_by_role("list", name="Deliveries to review")
-    expect(reviews).to_contain_text("POST /refunds is live.", timeout=WAIT_MS)
-
-    # Send back needs a comment: without one the page says so and the task stays in review.
-    reviews.get_by_role("button", name="Add the refund endpoint").click()
-    expect(page.get_by_role("heading", name="Add the refund endpoint", level=2)).to_be_visible()
-    expect(page.locator("#task-delivery")).to_have_text("POST /refunds is live.", timeout=WAIT_MS)
-    panel(page).get_by_role("button", name="Send back").click()
-    expect(page.get_by_role("alert")).to_contain_text("decision comment")
-    expect(panel(page).get_by_label("Decision comment")).to_be_focused()
-    assert column_of(live, seeded, one["id"]) == "in_review"
-    panel(page).get_by_label("Decision comment").fill("Tests are missing.")
-    panel(page).get_by_role("button", name="Send back").click()
-    expect(page.get_by_role("alert")).to_be_hidden()
-    expect(card(page, "ready", "Add the refund endpoint")).to_be_visible(timeout=WAIT_MS)
-    expect(card(page, "in_review", "Add the refund endpoint")).to_have_count(0)
-    expect(page.get_by_role("list", name="Activity")).to_contain_text("Tests are missing.", timeout=WAIT_MS)
-    assert column_of(live, seeded, one["id"]) == "ready"
-
-    open_card(page, "in_review", "Add metrics")
-    panel(page).get_by_role("button", name="Approve").click()
-    expect(card(page, "done", "Add metrics")).to_be_visible(timeout=WAIT_MS)
-    expect(page.get_by_text("No delivery to review.")).to_be_visible(timeout=WAIT_MS)
-    assert column_of(live, seeded, two["id"]) == "done"
-
-
-def test_a_blocker_s_questions_head_the_needs_you_list_and_the_task_panel(live, seeded, console):
-    page = console
-    sign_in(page, live, seeded.human_token)
-    [task] = agent_calls(live, seeded, ("create_task", {"title": "Provision the cluster"}))
-    agent_calls(
-        live,
-        seeded,
-        ("claim_task", {"taskId": task["id"]}),
-        ("report_blocker", {"taskId": task["id"], "questions": ["Which region?", "How many <b>nodes</b>?"]}),
-    )
-
-    blocked = page.get_by_role("list", name="Blocked on you")
-    expect(blocked).to_contain_text("Which region?", timeout=WAIT_MS)
-    expect(blocked).to_contain_text("How many <b>nodes</b>?")  # the agent's text stays text
-    expect(column(page, "blocked")).to_contain_text("2 questions for you", timeout=WAIT_MS)
-    blocked.get_by_role("button", name="Provision the cluster").click()
-
-    asks = page.get_by_role("region", name="The agent is blocked and asks you")
-    expect(asks).to_be_visible(timeout=WAIT_MS)
-    expect(asks.get_by_role("listitem")).to_have_text(["Which region?", "How many <b>nodes</b>?"])
-    expect(panel(page).get_by_role("button", name="Release")).to_be_visible()
-
-    asks.get_by_role("button", name="Answer in a comment").click()
-    expect(panel(page).get_by_label("Comment", exact=True)).to_be_focused()
-    page.keyboard.type("eu-west-1, three nodes.")
-    panel(page).get_by_role("button", name="Post comment").click()
-    expect(page.get_by_role("list", name="Comments on the task")).to_contain_text("eu-west-1, three nodes.")
-    [shown] = agent_calls(live, seeded, ("get_task", {"taskId": task["id"]}))
-    assert [c["text"] for c in shown["comments"]] == ["eu-west-1, three nodes."]
-
-    # The human takes the task back: it is ready again, and nothing is blocked on them.
-    panel(page).get_by_role("button", name="Release").click()
-    expect(card(page, "ready", "Provision the cluster")).to_be_visible(timeout=WAIT_MS)
-    expect(asks).to_be_hidden()
-    expect(page.get_by_text("No task is blocked on you.")).to_be_visible(timeout=WAIT_MS)
-
-
 def test_filters_narrow_the_board(live, seeded, console):
     page = console
     with board_api(live, seeded) as http:
@@ -222,6 +94,7 @@ def test_filters_narrow_the_board(live, seeded, console):
     # By text (with the label cleared), then archived ones too.
     page.get_by_role("button", name="Clear filters").click()
     expect(ready.get_by_role("button")).to_have_count(2, timeout=WAIT_MS)
+    expect(page.locator("#board-note")).to_be_hidden()
     page.get_by_label("Search the board").fill("rotate")
     page.get_by_label("Search the board").press("Enter")
     expect(ready.get_by_role("button")).to_have_text(["Rotate the keys"], timeout=WAIT_MS)
@@ -229,27 +102,29 @@ def test_filters_narrow_the_board(live, seeded, console):
     expect(ready.get_by_role("button")).to_have_count(2, timeout=WAIT_MS)
     expect(ready).to_contain_text("archived")
 
-    # A cycle made and made active in the console; the filter "the active cycle" keeps its tasks.
+    # A cycle made active (Settings makes cycles; here REST does): "the active cycle" keeps its tasks, and the
+    # board's bar names the cycle.
     page.get_by_label("Include archived").uncheck()
     page.get_by_role("button", name="Clear filters").click()
-    page.get_by_text("New cycle", exact=True).click()
-    page.get_by_label("Cycle title").fill("Sprint 7")
-    page.get_by_label("Goal").fill("Docs")
-    page.get_by_label("Make it the active cycle").check()
-    page.get_by_role("button", name="Create cycle").click()
-    expect(page.locator("#cycle-active")).to_have_text("Active cycle: Sprint 7 (Docs)", timeout=WAIT_MS)
     with board_api(live, seeded) as http:
-        [cycle] = http.get("cycles").json()
-        assert (cycle["title"], cycle["active"]) == ("Sprint 7", True)
+        created = http.post("cycles", json={"title": "Sprint 7", "goal": "Docs", "active": True})
+        assert created.status_code == 201, created.text
+        cycle = created.json()
         edited = http.patch(f"tasks/{made['Write the docs']['id']}", json={"cycleId": cycle["id"]})
         assert edited.status_code == 200, edited.text
-    page.get_by_label("In cycle").select_option("active")
+    cycles = page.get_by_label("In cycle")
+    expect(cycles.locator("option", has_text="Sprint 7")).to_have_count(1, timeout=WAIT_MS)
+    expect(page.locator("#board-cycle")).to_have_text("Active cycle: Sprint 7 (Docs)")
+    cycles.select_option("active")
     expect(ready.get_by_role("button")).to_have_text(["Write the docs"], timeout=WAIT_MS)
+    cycles.select_option(label="Sprint 7")
+    expect(ready.get_by_role("button")).to_have_text(["Write the docs"], timeout=WAIT_MS)
+    cycles.select_option("active")
 
-    # No cycle active: the same filter matches nothing, and the board says why.
-    page.get_by_label("Active cycle", exact=True).select_option(label="None")
-    page.get_by_role("button", name="Set active cycle").click()
-    expect(page.locator("#cycle-active")).to_have_text("No cycle is active.", timeout=WAIT_MS)
+    # No cycle active: the same filter matches nothing, and the board says why (no error).
+    with board_api(live, seeded) as http:
+        assert http.put("cycles/active", json={"cycleId": None}).status_code == 200
+    expect(page.locator("#board-cycle")).to_have_text("No cycle is active.", timeout=WAIT_MS)
     expect(ready.get_by_role("button")).to_have_count(0, timeout=WAIT_MS)
     expect(page.locator("#board-note")).to_contain_text("No cycle is active")
     expect(page.get_by_role("alert")).to_be_hidden()
@@ -263,33 +138,42 @@ def test_a_link_from_search_opens_the_task_panel(live, seeded, console):
     [result] = found["results"]
     url = result["url"]
     assert url == f"{live.url}/#/workspaces/{seeded.workspace_id}/tasks/{made['id']}"
+    drawer = page.locator("#drawer")
+
+    def opens(task: dict) -> None:
+        """The task's drawer is open, the address names the task, and its card on the board is marked."""
+        expect(drawer).to_be_visible(timeout=WAIT_MS)
+        expect(page).to_have_url(re.compile(rf"#/task/({task['id']}|{task['identifier']})$"))
+        expect(card(page, "ready", task["title"])).to_have_attribute("aria-current", "true", timeout=WAIT_MS)
+        expect(column(page, "ready").locator("[aria-current]")).to_have_count(1)
 
     # Opened before signing in: the link waits for the sign-in, then opens its task.
     page.goto(url)
     page.get_by_label("Human token").fill(seeded.human_token)
     page.get_by_role("button", name="Sign in").click()
-    expect(page.get_by_role("heading", name="Refund endpoint", level=2)).to_be_visible(timeout=WAIT_MS)
-    expect(panel(page).get_by_text("POST /refunds")).to_be_visible(timeout=WAIT_MS)
-    expect(page.get_by_role("heading", name="Refund endpoint", level=2)).to_be_focused()
+    opens(made)
 
     # Followed while signed in (the hash changes), by id or by identifier.
     page.goto(f"{live.url}/#/workspaces/{seeded.workspace_id}/tasks/{other['identifier']}")
-    expect(page.get_by_role("heading", name="Ledger entries", level=2)).to_be_visible(timeout=WAIT_MS)
-    assert page.url.endswith(f"/tasks/{other['id']}")  # the address names the open task by its id
-    page.get_by_role("button", name="Close task").click()
-    expect(panel(page)).to_be_hidden()
-    assert "#" not in page.url
+    opens(other)
+    page.get_by_role("navigation", name="Views").get_by_role("link", name="Board").click()
+    expect(drawer).to_be_hidden()
+    expect(page).to_have_url(re.compile(r"#/board$"))
+    expect(column(page, "ready").locator("[aria-current]")).to_have_count(0)
     page.goto(url)
-    expect(page.get_by_role("heading", name="Refund endpoint", level=2)).to_be_visible(timeout=WAIT_MS)
+    opens(made)
 
     # A reload keeps the open task; a link to a workspace of someone else's is refused in the alert.
     page.reload()
-    expect(page.get_by_role("heading", name="Refund endpoint", level=2)).to_be_visible(timeout=WAIT_MS)
+    opens(made)
     page.goto(f"{live.url}/#/workspaces/0kGogHmaqvZ/tasks/{made['id']}")
     expect(page.get_by_role("alert")).to_contain_text("no workspace 0kGogHmaqvZ")
+    expect(drawer).to_be_hidden()
 
 
 def test_the_columns_sit_side_by_side_on_a_wide_screen_and_stack_on_a_narrow_one(live, seeded, console):
+    """Wide: one row, left to right, scrolling inside the board; narrow (a phone): one column at a time, the
+    others beside it off screen (swiped or picked), never a page wider than the screen."""
     page = console
     page.set_viewport_size({"width": 1400, "height": 900})
     sign_in(page, live, seeded.human_token)
@@ -311,51 +195,12 @@ def test_the_columns_sit_side_by_side_on_a_wide_screen_and_stack_on_a_narrow_one
 
     page.set_viewport_size({"width": 400, "height": 900})
     expect(page.get_by_role("heading", name="Board", exact=True)).to_be_visible()
+    frame = page.locator("#board-columns").bounding_box()
+    assert frame is not None and frame["width"] <= 400
     narrow = boxes()
-    assert len({round(b["x"]) for b in narrow}) == 1, narrow  # one column
-    assert all(a["y"] + a["h"] <= b["y"] for a, b in zip(narrow, narrow[1:], strict=False)), narrow  # top to bottom
+    assert all(abs(b["w"] - frame["width"]) <= 2 for b in narrow), narrow  # each column as wide as the board
+    assert all(a["x"] + a["w"] <= b["x"] + 1 for a, b in zip(narrow, narrow[1:], strict=False)), narrow
+    left, right = frame["x"], frame["x"] + frame["width"]
+    on_screen = [b for b in narrow if b["x"] < right - 1 and b["x"] + b["w"] > left + 1]
+    assert len(on_screen) == 1, narrow  # one column at a time
     assert page.evaluate("document.documentElement.scrollWidth") <= 400
-
-
-def test_a_comment_shows_and_an_agent_s_suggestion_is_accepted(live, seeded, console):
-    page = console
-    with board_api(live, seeded) as http:
-        made = http.post("tasks", json={"title": "Cache the pricing page", "column": "backlog"}).json()
-    agent_calls(
-        live,
-        seeded,
-        (
-            "task",
-            {
-                "action": "suggest",
-                "payload": {
-                    "taskId": made["id"],
-                    "summary": "Edge cache, 5 min TTL.",
-                    "criteria": ["TTL is 5 min", "purge on publish"],
-                },
-            },
-        ),
-    )
-    sign_in(page, live, seeded.human_token)
-    open_card(page, "backlog", "Cache the pricing page")
-
-    suggestion = page.get_by_role("region", name=re.compile("^From the agent"))
-    expect(suggestion).to_contain_text("Edge cache, 5 min TTL.", timeout=WAIT_MS)
-    suggestion.get_by_role("button", name="Accept suggestion").click()
-    expect(suggestion).to_have_count(0)
-    criteria = page.get_by_role("list", name="Acceptance criteria")
-    expect(criteria.get_by_role("listitem")).to_have_count(2, timeout=WAIT_MS)
-    expect(criteria).to_contain_text("purge on publish")
-    expect(page.locator("#task-summary")).to_have_text("Edge cache, 5 min TTL.")
-
-    hostile = "Looks right <img src=x onerror=\"document.title='pwned'\">"
-    panel(page).get_by_label("Comment", exact=True).fill(hostile)
-    panel(page).get_by_role("button", name="Post comment").click()
-    comments = page.get_by_role("list", name="Comments on the task")
-    expect(comments.get_by_role("listitem")).to_have_count(1, timeout=WAIT_MS)
-    expect(comments).to_contain_text(hostile)
-    expect(panel(page).get_by_label("Comment", exact=True)).to_have_value("")
-    assert page.locator("img").count() == 0 and page.title() == "Agent Workspace"
-    with board_api(live, seeded) as http:
-        shown = http.get(f"tasks/{made['id']}").json()
-    assert [(c["by"], c["text"]) for c in shown["comments"]] == [("human", hostile)]

@@ -192,9 +192,10 @@ export function selectWorkspace(id, { keepRoute = false } = {}) {
   if (changed) {
     clearNeeds();
     for (const view of views) if (!view.account) view.reset();
+    const drawerWasOpen = drawer.isOpen(); // reset() closes it: the address must leave the old workspace's task
     drawer.reset();
     store.set("workspaceId", id);
-    if (!keepRoute && drawer.isOpen()) router.go({ view: shown ? shown.name : "board" }, { replace: true });
+    if (!keepRoute && drawerWasOpen) router.go({ view: shown ? shown.name : "board" }, { replace: true });
   }
   refresh.restart();
 }
@@ -206,6 +207,12 @@ function show(route) {
   if (!store.get("token")) return;
   if (route.workspaceId && route.workspaceId !== store.get("workspaceId")) {
     if (store.get("workspaces").some((w) => w.id === route.workspaceId)) selectWorkspace(route.workspaceId, { keepRoute: true });
+    else {
+      // A link into another account's workspace (followed while signed in): said, and not opened here.
+      showError(new Error(`this account has no workspace ${route.workspaceId}`), "Opening the link failed");
+      router.go({ view: shown ? shown.name : "board" }, { replace: true });
+      return;
+    }
   }
   const under = route.view === "task" ? shown || views.find((v) => v.name === "board") : views.find((v) => v.name === route.view);
   const view = under || views[0];

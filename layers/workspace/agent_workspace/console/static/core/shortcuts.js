@@ -3,12 +3,13 @@
 
 import { $, el, typing } from "./dom.js";
 
-const bindings = []; // {keys: "j" | "g b", label, run}
+const bindings = []; // {keys: "j" | "g b", label, run, when}
 let pending = null; // the "g" of a two-key shortcut, until the next key or a second
 
-/** Bind `keys` ("j", "?", "g b") to `run(event)`; `label` is what the help dialog says it does. */
-export function bind(keys, label, run) {
-  bindings.push({ keys, label, run });
+/** Bind `keys` ("j", "?", "g b") to `run(event)`; `label` is what the help dialog says it does. `when()` says
+ * whether it applies now (a view's own keys while it is on screen), so two views may bind the same key. */
+export function bind(keys, label, run, when = () => true) {
+  bindings.push({ keys, label, run, when });
 }
 
 function onKey(event) {
@@ -16,7 +17,7 @@ function onKey(event) {
   if (event.target.closest && event.target.closest("dialog[open]") && event.key !== "Escape") return;
   const key = event.key;
   const combo = pending ? `${pending} ${key}` : key;
-  const found = bindings.find((b) => b.keys === combo);
+  const found = bindings.find((b) => b.keys === combo && b.when());
   if (found) {
     pending = null;
     event.preventDefault();

@@ -1,0 +1,82 @@
+// Files in a task: reading the ones the human attaches (sent as base64, the way the REST API takes them) and
+// a download button per file, for the task's own files and a message's.
+
+import * as store from "../../core/store.js";
+import { seg } from "../../core/api.js";
+import { el, safeHttpUrl } from "../../core/dom.js";
+import { announce, showError } from "../../core/feedback.js";
+import { formatSize } from "../../core/format.js";
+
+// The server's limits per request (docs/rest-api.md): checked here first, so a file too many is said at once.
+const MAX_FILES = 10;
+const MAX_FILE_BYTES = 4 * 1024 * 1024;
+
+/** The files chosen in a file input, as the API's attachments: [{id, filename, mimeType, data}]. */
+export function readFiles(input) {
+  const files = Array.from(input.files || []);
+  if (files.length > MAX_FILES) return Promise.reject(new Error(`at most ${MAX_FILES} files per request`));
+  const total = files.reduce((sum, file) => sum + file.size, 0);
+  if (total > MAX_FILE_BYTES) return Promise.reject(new Error("at most 4 MiB of files per request"));
+  // Ids must be unique within the task: a time stamp and a random tail keep two sends of "log.txt" apart.
+  const stamp = Date.now().toString(36);
+  return Promise.all(
+    files.map(
+      (file, index) =>
+        new Promise((resolve, reject) => {
+          const reader = new FileReader();
+          reader.onload = () => {
+            const url = String(reader.result);
+            resolve({
+              id: `${stamp}-${index}-${Math.random().toString(36).slice(2, 8)}`,
+              filename: file.name,
+              mimeType: file.type || "application/octet-stream",
+              data: url.slice(url.indexOf(",") + 1),
+            });
+          };
+          reader.onerror = () => reject(new Error(`could not read ${file.name}`));
+          reader.readAsDataURL(file);
+        }),
+    ),
+  );
+}
+
+/** A list of files, each a button that fetches the file's short-lived link when clicked, then opens it. */
+export function fileList(taskId, attachments, label) {
+  const list = el("ul", { className: "list attachments", "aria-label": label });
+  for (const attachment of attachments) list.append(attachmentItem(taskId, attachment));
+  return list;
+}
+
+// The link is asked for at the click, not with the task: it expires within minutes. A link to fall back on
+// stays beside the button, for a browser that blocks the new tab.
+function attachmentItem(taskId, attachment) {
+  const li = el("li", { className: "attachment" });
+  const button = el("button", {
+    type: "button",
+    className: "linkish",
+    text: attachment.filename,
+    "aria-label": `Download ${attachment.filename}`,
+  });
+  const size = el("span", { className: "meta", text: ` ${formatSize(attachment.size)} · ${attachment.mimeType}` });
+  const fallback = el("span", { className: "fallback" });
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    try {
+      // An attachment id is any string: seg() encodes it, a segment of only dots too.
+      const path = `/tasks/${seg(taskId)}/attachments/${seg(attachment.id)}?format=url`;
+      const found = await store.api("GET", store.ws(path));
+      const href = safeHttpUrl(found && found.url);
+      if (!href) throw new Error("the server gave no download link");
+      const link = el("a", { href, target: "_blank", rel: "noopener noreferrer", text: `Open ${attachment.filename}` });
+      fallback.replaceChildren(" ", link);
+      window.open(href, "_blank", "noopener,noreferrer");
+      announce(`Download link for ${attachment.filename} opened`);
+    } catch (error) {
+      showError(error, `Downloading ${attachment.filename} failed`, li);
+    } finally {
+      button.disabled = false;
+    }
+  });
+  li.append(button, size, fallback);
+  return li;
+}
