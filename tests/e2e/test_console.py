@@ -291,40 +291,6 @@ def test_decline_reply_with_a_file_change_status_and_a_refusal_in_the_alert(live
     assert [(t["title"], t["body"], t["createdBy"]) for t in tasks] == [("Write the changelog", "Something", "human")]
 
 
-def test_memory_skills_and_pano_are_readable_and_agent_text_stays_text(live, seeded, console):
-    page = console
-    hostile = '<img src=x onerror="document.title=\'pwned\'"><script>document.title="pwned"</script>'
-    agent_once(live.url, seeded.agent_token, "memory", "save", content=f"# Index\n{hostile}")
-    skill = f"---\ndescription: Deploy safely {hostile}\n---\n# Deploy\nRun the checks first.\n"
-    agent_once(live.url, seeded.agent_token, "skills", "save", uri="skill://deploy/SKILL.md", content=skill)
-    agent_once(live.url, seeded.agent_token, "skills", "save", uri="skill://deploy/checks.md", content="- lint\n")
-    agent_once(live.url, seeded.agent_token, "pano", "save", title="Release notes", markdown=f"# Notes\n{hostile}")
-
-    sign_in(page, live, seeded.human_token)
-    page.get_by_role("button", name="Memory", exact=True).click()
-    page.get_by_role("button", name="MEMORY.md").click()
-    expect(page.get_by_role("heading", name="MEMORY.md")).to_be_visible()
-    expect(page.locator("#memory-content")).to_have_text(f"# Index\n{hostile}")
-
-    page.get_by_role("button", name="Skills", exact=True).click()
-    page.get_by_role("list", name="Skills").get_by_role("button", name="deploy").click()
-    expect(page.get_by_role("heading", name="deploy", exact=True)).to_be_visible()
-    expect(page.locator("#skill-content")).to_have_text(skill)
-    page.get_by_role("button", name="checks.md").click()
-    expect(page.locator("#skill-file-content")).to_have_text("- lint\n")
-
-    page.get_by_role("button", name="Pano", exact=True).click()
-    page.get_by_role("list", name="Pano docs").get_by_role("button", name="Release notes").click()
-    expect(page.get_by_role("heading", name="Release notes")).to_be_visible()
-    expect(page.locator("#pano-markdown")).to_have_text(f"# Notes\n{hostile}")
-    page.get_by_label("Your comment").fill("Looks good <b>to me</b>")
-    page.get_by_role("button", name="Add comment").click()
-    expect(page.get_by_role("list", name="Comments")).to_contain_text("Looks good <b>to me</b>")
-
-    assert page.locator("img").count() == 0 and page.locator("main script").count() == 0
-    assert page.title() == "Agent Workspace"
-
-
 def test_narrow_screen_and_keyboard_only_sign_in(live, seeded, console):
     page = console
     page.set_viewport_size({"width": 360, "height": 740})

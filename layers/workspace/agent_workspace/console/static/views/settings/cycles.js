@@ -134,7 +134,7 @@ async function createCycle(event) {
     activeShown = null;
     clearError(form);
     done(`Cycle ${cycle.title} created${cycle.active ? ", and it is the active one" : ""}.`);
-    cyclesRoot.querySelector("#cycle-select").focus();
+    cyclesRoot.querySelector(".cycle-new summary").focus(); // not the select: it follows the new active cycle
     kick();
   } catch (error) {
     showError(error, "Creating the cycle failed", form);

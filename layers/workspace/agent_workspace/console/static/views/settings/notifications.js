@@ -107,11 +107,11 @@ function showQuiet() {
 /** Read the account's settings (and the workspace's mute) into the form. */
 async function load() {
   const form = $("notify-form");
+  clearError(form); // before the read: an error the human meets while it is in flight stays theirs to read
   try {
     const settings = await store.api("GET", "/api/notifications");
     fill(settings);
     await loadMute();
-    clearError(form);
   } catch (error) {
     showError(error, "Loading the notification settings failed", form);
   }
@@ -125,11 +125,10 @@ async function loadMute() {
   if (store.get("workspaceId") === workspace) $("notify-mute").checked = Boolean(override.muted);
 }
 
-function fill(settings) {
+/** What the server says is saved; the fields follow unless the human started editing meanwhile. */
+function fill(settings, { force = false } = {}) {
   savedEmail = settings.email || null;
-  dirty = false;
   loaded = true;
-  $("notify-email").value = settings.email || "";
   setText(
     $("notify-email-state"),
     !settings.email
@@ -138,9 +137,12 @@ function fill(settings) {
         ? "Confirmed."
         : "Unconfirmed — check your mail: nothing is sent to it until you open the link there.",
   );
-  $("notify-slack").value = "";
   setText($("notify-slack-state"), settings.slack ? "A Slack webhook is set." : "No Slack webhook is set.");
   $("notify-slack-remove").hidden = !settings.slack;
+  if (dirty && !force) return;
+  dirty = false;
+  $("notify-email").value = settings.email || "";
+  $("notify-slack").value = "";
   const on = new Set(settings.triggers || []);
   for (const [value] of TRIGGERS) $(`notify-trigger-${value}`).checked = on.has(value);
   const quiet = settings.quietHours;
@@ -175,11 +177,14 @@ async function save(only) {
   button.disabled = true;
   try {
     const saved = await store.api("PATCH", "/api/notifications", only || formChanges());
-    fill(saved);
+    fill(saved, { force: !only }); // saved from the form: it is what the server now holds
     clearError(form);
     done("The notification settings are saved.");
   } catch (error) {
-    if (error instanceof ApiError && error.status === 409) await load(); // changed elsewhere: read it again
+    if (error instanceof ApiError && error.status === 409) {
+      dirty = false; // changed elsewhere: read it again (the refusal below says why the edits were dropped)
+      await load();
+    }
     showError(error, "Saving the notification settings failed", form);
   } finally {
     button.disabled = false;
