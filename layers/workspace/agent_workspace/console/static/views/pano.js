@@ -196,7 +196,10 @@ export const pano = {
       label: (d) => d.title,
       describe: (d) => ({
         sig: `${d.color}|${d.author}|${d.commentCount}|${d.expiresAt}`,
-        nodes: [`${d.color} · by ${byName(d.author)} · ${plural(d.commentCount, "comment")} · expires `, timeEl(d.expiresAt)],
+        nodes: [
+          `${d.color} · by ${byName(d.author)} · ${plural(d.commentCount, "comment")} · expires `,
+          timeEl(d.expiresAt),
+        ],
       }),
       selected: openId,
     });

@@ -66,7 +66,8 @@ export const settings = {
     const toc = el("ul", { className: "settings-toc-list" });
     const body = el("div", { className: "settings-sections" });
     const nav = el("nav", { className: "settings-toc", "aria-label": "Settings sections" }, toc);
-    root.append(el("h1", { className: "view-title", text: "Settings" }), el("div", { className: "settings" }, nav, body));
+    const title = el("h1", { className: "view-title", text: "Settings" });
+    root.append(title, el("div", { className: "settings" }, nav, body));
     for (const section of SECTIONS) {
       const headingId = `settings-${section.id}-h`;
       const heading = el("h2", { id: headingId, tabindex: "-1", text: section.title });
@@ -75,6 +76,11 @@ export const settings = {
       body.append(box); // in the page before it is built: a section finds its fields by id
       section.mount(box);
       const link = el("a", { href: router.href({ view: "settings", id: section.id }), text: section.title });
+      link.addEventListener("click", (event) => {
+        if (link.getAttribute("href") !== window.location.hash) return; // the address changes: the route goes there
+        event.preventDefault(); // the same address again: no hashchange, so go there from here
+        goTo(section.id);
+      });
       toc.append(el("li", {}, link));
       parts.set(section.id, { box, link });
     }

@@ -38,9 +38,8 @@ function render(skill) {
   const [front, rest] = splitFrontmatter(skill.content);
   const parts = [el("h3", { text: "SKILL.md" })];
   if (front) {
-    parts.push(
-      el("details", { className: "frontmatter" }, el("summary", { text: "Frontmatter" }), el("pre", { className: "doc", text: front })),
-    );
+    const raw = el("pre", { className: "doc", text: front });
+    parts.push(el("details", { className: "frontmatter" }, el("summary", { text: "Frontmatter" }), raw));
   }
   parts.push(markdown(rest));
   const prefix = `skill://${skill.name}/`;
@@ -66,14 +65,17 @@ function render(skill) {
 /** One of the skill's files, under SKILL.md (read each time it is opened: it may have changed). */
 async function openFile(name, path, button) {
   filePath = path;
-  for (const b of frame.body.querySelectorAll(".skill-files button")) setAttr(b, "aria-current", b.textContent === path ? "true" : null);
+  for (const b of frame.body.querySelectorAll(".skill-files button")) {
+    setAttr(b, "aria-current", b.textContent === path ? "true" : null);
+  }
   const box = frame.body.querySelector(".skill-file");
   try {
     const encoded = path.split("/").map(seg).join("/");
     const file = await store.api("GET", store.ws(`/skills/${seg(name)}/files/${encoded}`));
     if (openName !== name || filePath !== path || !box.isConnected) return;
     const heading = el("h4", { id: "skill-file-h", tabindex: "-1", text: file.path });
-    const content = /\.(md|markdown)$/i.test(file.path) ? markdown(file.content) : el("pre", { className: "doc", text: file.content });
+    const isMarkdown = /\.(md|markdown)$/i.test(file.path);
+    const content = isMarkdown ? markdown(file.content) : el("pre", { className: "doc", text: file.content });
     box.replaceChildren(heading, el("p", { className: "meta" }, "updated ", timeEl(file.updatedAt)), content);
     box.hidden = false;
     if (button) heading.focus();

@@ -19,9 +19,11 @@ export function docsFrame(root, { view, title, hint, listLabel, empty, choose })
   const heading = el("h2", { className: "doc-title", tabindex: "-1", id: `${view}-doc-h` });
   const meta = el("p", { className: "meta doc-meta" });
   const body = el("div", { className: "doc-body" });
-  const article = el("article", { className: "card doc", hidden: true, "aria-labelledby": heading.id }, heading, meta, body);
+  const article = el("article", { className: "card doc", hidden: true }, heading, meta, body);
+  article.setAttribute("aria-labelledby", heading.id);
   const placeholder = el("p", { className: "card doc-placeholder empty", text: choose });
-  root.append(el("h1", { className: "view-title", text: title }), el("div", { className: "docs" }, index, article, placeholder));
+  const h1 = el("h1", { className: "view-title", text: title });
+  root.append(h1, el("div", { className: "docs" }, index, article, placeholder));
   return { list, none, article, heading, meta, body, placeholder };
 }
 

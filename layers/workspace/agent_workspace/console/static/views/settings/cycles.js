@@ -83,7 +83,8 @@ function renderCycles() {
   setText(cyclesRoot.querySelector("#cycle-active"), text);
   const select = cyclesRoot.querySelector("#cycle-select");
   const cycles = store.get("cycles") || [];
-  fillSelect(select, [["", "None"], ...cycles.map((c) => [c.id, c.endDate ? `${c.title} (ends ${c.endDate})` : c.title])]);
+  const named = (c) => (c.endDate ? `${c.title} (ends ${c.endDate})` : c.title);
+  fillSelect(select, [["", "None"], ...cycles.map((c) => [c.id, named(c)])]);
   const activeId = active ? active.id : "";
   if (document.activeElement !== select && activeShown !== activeId) {
     select.value = activeId;
@@ -152,7 +153,9 @@ async function rename(event) {
   if (!title.trim()) return showError(new Error("type the new title first"), "Renaming", form);
   try {
     const body = { title };
-    if (chosen.startsWith("projects/")) body.expectedRevision = (await store.api("GET", store.ws(`/${chosen}`))).revision;
+    if (chosen.startsWith("projects/")) {
+      body.expectedRevision = (await store.api("GET", store.ws(`/${chosen}`))).revision;
+    }
     await store.api("PATCH", store.ws(`/${chosen}`), body);
     form.reset();
     clearError(form);

@@ -215,9 +215,8 @@ export const notificationsSection = {
     const triggers = $("notify-triggers");
     for (const [value, label] of TRIGGERS) {
       const id = `notify-trigger-${value}`;
-      triggers.append(
-        el("div", { className: "check" }, el("input", { id, type: "checkbox", value }), el("label", { htmlFor: id, text: label })),
-      );
+      const box = el("input", { id, type: "checkbox", value });
+      triggers.append(el("div", { className: "check" }, box, el("label", { htmlFor: id, text: label })));
     }
     const form = $("notify-form");
     form.addEventListener("input", () => {

@@ -24,9 +24,9 @@ const MARKUP = `
     of this workspace, or signs in (the app asks for it, and shows under Connected apps).</p>
   <dl class="mcp-urls"></dl>
   <h3 class="tokens-h">Agent tokens</h3>
+  <button type="button" class="secondary tokens-mint">Mint an agent token</button>
   <p class="empty tokens-empty" hidden>No agent token: mint one to connect an agent.</p>
-  <ul class="list tokens-list"></ul>
-  <button type="button" class="secondary tokens-mint">Mint an agent token</button>`;
+  <ul class="list tokens-list"></ul>`;
 
 let root = null;
 let list = null;
@@ -75,7 +75,7 @@ export function oneTimeToken({ heading, label, snippetLabel, token, onDone }) {
   box.setAttribute("aria-labelledby", headingId);
   const what = label.charAt(0).toLowerCase() + label.slice(1);
   copyToken.addEventListener("click", async () => announce(await copyFrom(field, `The ${what}`)));
-  copySnippet.addEventListener("click", async () => announce(await copyFrom(snippet, `The ${snippetLabel} snippet`)));
+  copySnippet.addEventListener("click", async () => announce(await copyFrom(snippet, "The .mcp.json snippet")));
   finish.addEventListener("click", () => {
     forget(box);
     announce("The agent token is no longer shown.");
@@ -157,10 +157,11 @@ async function mint(button) {
         button.focus();
       },
     });
-    button.after(minted);
+    button.after(minted); // above the list: the list growing by the new token does not push it away
     clearError(root);
     announce("An agent token is minted. Copy it now: it is shown once.");
-    minted.querySelector("h3").focus();
+    minted.querySelector("h3").focus({ preventScroll: true });
+    minted.scrollIntoView({ block: "nearest" });
     kick();
   } catch (error) {
     showError(error, "Minting an agent token failed", root);
