@@ -7,7 +7,7 @@
 
 import * as store from "../core/store.js";
 import { seg } from "../core/api.js";
-import { el, reconcile, setAttr, setText } from "../core/dom.js";
+import { el, setAttr, setText } from "../core/dom.js";
 import { timeEl } from "../core/format.js";
 import { showError, clearError } from "../core/feedback.js";
 import { markdown } from "../core/markdown.js";
@@ -44,14 +44,13 @@ function render(skill) {
   parts.push(markdown(rest));
   const prefix = `skill://${skill.name}/`;
   const files = (skill.files || []).map((uri) => (uri.startsWith(prefix) ? uri.slice(prefix.length) : uri));
-  const filesId = `skill-files-h`;
-  const list = el("ul", { className: "list skill-files", "aria-labelledby": filesId });
-  reconcile(list, files, (path) => path, (path) => {
+  const list = el("ul", { className: "list skill-files", "aria-labelledby": "skill-files-h" });
+  for (const path of files) {
     const button = el("button", { type: "button", className: "linkish", text: path });
     button.addEventListener("click", () => openFile(skill.name, path, button));
-    return el("li", {}, button);
-  });
-  parts.push(el("h3", { id: filesId, text: "Other files" }));
+    list.append(el("li", {}, button));
+  }
+  parts.push(el("h3", { id: "skill-files-h", text: "Other files" }));
   parts.push(files.length ? list : el("p", { className: "empty", text: "None." }));
   parts.push(el("section", { className: "skill-file", hidden: true, "aria-labelledby": "skill-file-h" }));
   frame.body.replaceChildren(...parts);
