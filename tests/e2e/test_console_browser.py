@@ -1,4 +1,4 @@
-"""The console's Chrome extension card: the browser's online state, its shared sites, the install steps.
+"""Settings › Chrome extension: the browser's online state, its shared sites, the install steps.
 
 The browser's side is its REST protocol with the human's token (`PUT /api/bridge/sites`, `DELETE
 /api/bridge/online`), as the extension speaks it (tests/e2e/test_extension.py drives the real extension).
@@ -26,17 +26,24 @@ SITES = {
 def test_the_card_shows_install_steps_then_the_connected_browser_and_its_sites(live, seeded, console):
     page = console
     sign_in(page, live, seeded.human_token)
+    page.evaluate("location.hash = '#/settings/extension'")
     card = page.get_by_role("region", name="Chrome extension")
-    state = card.locator("#browser-state")  # not a live region: it changes with every poll of the browser
+    expect(card.get_by_role("heading", name="Chrome extension")).to_be_focused()
+    state = card.locator(".browser-state")  # not a live region: it changes with every read of the browser
     expect(state).to_have_text("Not connected", timeout=WAIT_MS)
     expect(card.get_by_text("No site is shared yet.")).to_be_visible()
-    # Never connected: the install steps are open, with this server's URL to paste into the extension.
-    expect(card.get_by_text("Load unpacked", exact=False)).to_be_visible()
+    # The install steps are closed on load (they no longer push the page down); the human opens them, with
+    # this server's URL to paste into the extension.
+    steps = card.get_by_text("Load unpacked", exact=False)
+    expect(steps).to_be_hidden()
+    card.get_by_text("Install the extension", exact=True).click()
+    expect(steps).to_be_visible()
     expect(card.get_by_label("Server URL")).to_have_value(live.url)
 
     with httpx.Client(base_url=live.url, headers={"authorization": f"Bearer {seeded.human_token}"}) as http:
         assert http.put("/api/bridge/sites", json=SITES).status_code == 200
         expect(state).to_contain_text("Connected · last seen", timeout=WAIT_MS)
+        expect(steps).to_be_hidden()  # connected: the guide has done its job and closes
         sites = card.get_by_role("list", name="Shared sites")
         expect(sites.get_by_role("listitem")).to_have_count(1)
         expect(sites).to_contain_text("Shop <b>now</b>")  # a page's title stays text
@@ -45,3 +52,4 @@ def test_the_card_shows_install_steps_then_the_connected_browser_and_its_sites(l
 
         assert http.delete("/api/bridge/online").status_code == 204
         expect(state).to_have_text("Not connected", timeout=WAIT_MS)  # signed out: offline at once
+        expect(steps).to_be_hidden()  # and the guide stays closed: opening it is the human's call

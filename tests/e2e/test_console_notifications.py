@@ -1,4 +1,4 @@
-"""The console's notification settings (issue 21): the human sets e-mail, Slack, what to hear about and quiet
+"""Settings › Notifications (issue 21): the human sets e-mail, Slack, what to hear about and quiet
 hours, mutes a workspace, and sees a refusal name the field. REST, as the human, checks what the page saved."""
 
 import httpx
@@ -13,13 +13,17 @@ def test_the_human_sets_where_and_when_to_hear_and_mutes_a_workspace(live, runti
     runtime.settings = runtime.settings.model_copy(update={"public_url": live.url})  # the confirmation mail's link
     page = console
     sign_in(page, live, seeded.human_token)
-    page.get_by_text("Notifications", exact=True).click()
-    form = page.locator("#notify-form")
+    page.get_by_role("navigation", name="Views").get_by_role("link", name="Settings", exact=True).click()
+    link = page.get_by_role("navigation", name="Settings sections").get_by_role("link", name="Notifications")
+    link.click()
+    expect(link).to_have_attribute("aria-current", "location")
+    form = page.get_by_role("region", name="Notifications")
+    expect(form.get_by_role("heading", name="Notifications")).to_be_focused()
     expect(form.get_by_text("No Slack webhook is set.")).to_be_visible(timeout=WAIT_MS)
 
     form.get_by_label("E-mail address").fill("not an address")
     form.get_by_role("button", name="Save notification settings").click()
-    expect(page.get_by_role("alert")).to_contain_text("email must be an e-mail address", timeout=WAIT_MS)
+    expect(form.get_by_role("alert")).to_contain_text("email must be an e-mail address", timeout=WAIT_MS)
 
     form.get_by_label("E-mail address").fill("me@example.com")
     form.get_by_label("Slack webhook URL").fill(SLACK)
@@ -59,7 +63,7 @@ def test_the_human_sets_where_and_when_to_hear_and_mutes_a_workspace(live, runti
 def test_the_console_offers_browser_notifications_and_its_worker_loads_under_the_pages_policy(live, seeded, console):
     page = console
     sign_in(page, live, seeded.human_token)
-    page.get_by_text("Notifications", exact=True).click()
+    page.evaluate("location.hash = '#/settings/notifications'")
     expect(page.get_by_role("button", name="Show notifications in this browser")).to_be_visible(timeout=WAIT_MS)
     # What the button registers: the worker that shows pushes, served from the root (its scope is the console).
     scope = page.evaluate(

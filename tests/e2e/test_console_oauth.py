@@ -198,7 +198,7 @@ def test_allow_sends_a_code_the_state_and_the_issuer_and_the_app_shows_under_con
     assert tokens.status_code == 200, tokens.text
     assert connected_apps(live, seeded, seeded.workspace_id) == []  # the other workspace has none
 
-    page.goto(f"{live.url}/")  # the same tab: signed in to the console with the same token
+    page.goto(f"{live.url}/#/settings/apps")  # the same tab: signed in to the console with the same token
     page.get_by_role("combobox", name="Workspace", exact=True).select_option(second)
     apps = page.get_by_role("list", name="Connected apps")
     app = apps.get_by_role("listitem").filter(has_text="Test client")
@@ -234,7 +234,7 @@ def test_revoking_asks_first_and_cancel_keeps_the_app(live, seeded, console):
     }
     assert httpx.post(f"{live.url}/token", data=form).status_code == 200
 
-    page.goto(f"{live.url}/")
+    page.goto(f"{live.url}/#/settings/apps")
     app = page.get_by_role("list", name="Connected apps").get_by_role("listitem").filter(has_text="Test client")
     app.get_by_role("button", name="Revoke Test client").click(timeout=WAIT_MS)
     expect(page.get_by_role("group", name=re.compile(r"^Revoke Test client\?"))).to_be_visible()
@@ -318,6 +318,6 @@ def test_no_page_of_the_sign_in_logs_a_csp_violation(live, seeded, console):
     sign_in(page, request, seeded.human_token)
     page.get_by_role("button", name="Allow").click()
     returned(page)
-    page.goto(f"{live.url}/")
+    page.goto(f"{live.url}/#/settings/apps")
     expect(page.get_by_role("heading", name="Connected apps")).to_be_visible(timeout=WAIT_MS)
     expect(page.locator("body")).to_have_attribute("data-rounds", re.compile(r"^[1-9]"), timeout=WAIT_MS)

@@ -1,6 +1,154 @@
-// The Pano view. (A placeholder while the view moves here from legacy-app.js.)
+// The Pano view (`#/pano`, `#/pano/<id>`): docs every workspace of the account shares (account-wide: it works
+// without a workspace), the open one's markdown rendered (core/markdown.js), its files, its comments and a form
+// to add one.
+//
+// The list is read every round while the view is on screen. The open doc is read again when the list says it
+// was saved or commented since: its markdown re-rendered only when it was saved, its comments reconciled by id,
+// and the comment form never touched, so what the human types survives every refresh.
 
-import { el } from "../core/dom.js";
+import * as store from "../core/store.js";
+import { seg } from "../core/api.js";
+import { el, fragment, outLink, reconcile, setText } from "../core/dom.js";
+import { formatSize, plural, timeEl } from "../core/format.js";
+import { clearError, done, showError } from "../core/feedback.js";
+import { markdown } from "../core/markdown.js";
+import { docsFrame, pickList, showDoc, clearFrame } from "./docs/layout.js";
+
+const PARTS = `
+  <div class="pano-markdown"></div>
+  <h3 id="pano-files-h">Files</h3>
+  <p class="empty pano-files-empty">None.</p>
+  <ul class="list pano-files" aria-labelledby="pano-files-h"></ul>
+  <h3 id="pano-comments-h">Comments</h3>
+  <p class="empty pano-comments-empty">None yet.</p>
+  <ol class="list pano-comments" aria-labelledby="pano-comments-h"></ol>
+  <form class="sub pano-comment-form" novalidate>
+    <label for="pano-comment">Your comment</label>
+    <textarea id="pano-comment" rows="3" maxlength="4000"></textarea>
+    <button type="submit">Add comment</button>
+  </form>`;
+
+let frame = null;
+let parts = null; // the open doc's parts, built once: {markdown, files, filesEmpty, comments, commentsEmpty, form}
+let openId = null; // the doc the address names
+let shown = null; // {id, updatedAt, commentCount} of the doc rendered
+let reading = 0; // the latest read of the open doc: an older one that answers late is dropped
+
+/** A workspace of the account by its title (the server names it by id), "You" for the human. */
+function byName(id) {
+  if (id === "human") return "You";
+  const workspace = (store.get("workspaces") || []).find((w) => w.id === id);
+  return workspace ? workspace.title : id;
+}
+
+function fileItem(file) {
+  const li = el("li", {});
+  updateFile(li, file);
+  return li;
+}
+
+function updateFile(li, file) {
+  // The link is time-limited and new at each read: only the href moves, the node stays.
+  const link = li.firstElementChild;
+  const fresh = outLink(file.url, file.name);
+  if (!link || link.tagName !== fresh.tagName) {
+    li.replaceChildren(fresh, el("span", { className: "meta" }));
+  } else if (link.tagName === "A" && link.href !== fresh.href) {
+    link.href = fresh.href;
+  }
+  setText(li.lastElementChild, ` ${formatSize(file.size)} · ${file.mimeType}`);
+}
+
+function commentItem(comment) {
+  return el(
+    "li",
+    { className: "pano-comment" },
+    el("p", { className: "meta" }, el("strong", { text: byName(comment.by) }), " · ", timeEl(comment.createdAt)),
+    markdown(comment.comment),
+  );
+}
+
+function render(doc) {
+  setText(frame.heading, doc.title);
+  const metaSig = `${doc.color}|${doc.author}|${doc.updatedBy}|${doc.updatedAt}|${doc.expiresAt}`;
+  if (frame.meta.dataset.sig !== metaSig) {
+    frame.meta.dataset.sig = metaSig;
+    frame.meta.replaceChildren(
+      el("span", { className: `pano-color pano-color-${doc.color}`, text: doc.color }),
+      ` · by ${byName(doc.author)}, last saved by ${byName(doc.updatedBy)} `,
+      timeEl(doc.updatedAt),
+      " · expires ",
+      timeEl(doc.expiresAt),
+    );
+  }
+  if (!shown || shown.id !== doc.id || shown.updatedAt !== doc.updatedAt) {
+    parts.markdown.replaceChildren(markdown(doc.markdown));
+  }
+  const files = [...(doc.files || []), ...(doc.attachments || [])];
+  reconcile(parts.files, files, (f) => f.name, fileItem, updateFile);
+  parts.filesEmpty.hidden = files.length > 0;
+  const comments = doc.comments || [];
+  reconcile(parts.comments, comments, (c) => c.id, commentItem);
+  parts.commentsEmpty.hidden = comments.length > 0;
+  shown = { id: doc.id, updatedAt: doc.updatedAt, commentCount: doc.commentCount };
+  frame.body.hidden = false;
+  showDoc(frame, true);
+}
+
+async function read(id, { focus }) {
+  const mine = ++reading;
+  try {
+    const doc = await store.api("GET", `/api/pano/${seg(id)}`);
+    if (mine !== reading || openId !== id) return;
+    render(doc);
+    clearError(frame.article);
+    if (focus) frame.heading.focus();
+  } catch (error) {
+    if (mine !== reading) return;
+    showDoc(frame, true);
+    frame.body.hidden = true; // not what an earlier doc said under this name
+    shown = null; // the next good read renders it again
+    setText(frame.heading, "This pano doc");
+    showError(error, "Reading the pano doc failed", frame.article);
+  }
+}
+
+async function addComment(event) {
+  event.preventDefault();
+  const form = parts.form;
+  const field = form.querySelector("textarea");
+  const button = form.querySelector("button");
+  const id = openId;
+  button.disabled = true;
+  try {
+    await store.api("POST", `/api/pano/${seg(id)}/comments`, { comment: field.value });
+    field.value = "";
+    clearError(form);
+    done("Comment added.");
+    await read(id, { focus: false });
+    field.focus();
+  } catch (error) {
+    showError(error, "Adding the comment failed", form);
+  } finally {
+    button.disabled = false;
+  }
+}
+
+function emptyParts() {
+  parts.markdown.replaceChildren();
+  parts.files.replaceChildren();
+  parts.comments.replaceChildren();
+  parts.form.querySelector("textarea").value = "";
+  clearError(parts.form);
+  delete frame.meta.dataset.sig;
+}
+
+function close() {
+  openId = null;
+  shown = null;
+  reading += 1;
+  showDoc(frame, false);
+}
 
 export const pano = {
   name: "pano",
@@ -8,10 +156,61 @@ export const pano = {
   icon: "P",
   account: true,
   mount(root) {
-    root.append(el("h1", { text: "Pano" }));
+    frame = docsFrame(root, {
+      view: "pano",
+      title: "Pano",
+      hint: "Docs shared by every workspace of the account.",
+      listLabel: "Pano docs",
+      empty: "No pano docs.",
+      choose: "Choose a doc to read it.",
+    });
+    frame.body.append(fragment(PARTS));
+    const q = (selector) => frame.body.querySelector(selector);
+    parts = {
+      markdown: q(".pano-markdown"),
+      files: q(".pano-files"),
+      filesEmpty: q(".pano-files-empty"),
+      comments: q(".pano-comments"),
+      commentsEmpty: q(".pano-comments-empty"),
+      form: q(".pano-comment-form"),
+    };
+    parts.form.addEventListener("submit", addComment);
   },
-  enter() {},
+  enter(route) {
+    if (route.id && route.id !== openId) {
+      if (openId !== null) emptyParts(); // another doc: what the human typed was for the old one
+      openId = route.id;
+      shown = null;
+      read(route.id, { focus: true });
+    } else if (!route.id && openId) {
+      close();
+    }
+  },
   leave() {},
-  async refresh() {},
-  reset() {},
+  async refresh(current) {
+    const docs = await store.api("GET", "/api/pano");
+    if (!current()) return;
+    const all = Array.isArray(docs) ? docs : [];
+    pickList(frame, "pano", all, {
+      key: (d) => d.id,
+      label: (d) => d.title,
+      describe: (d) => ({
+        sig: `${d.color}|${d.author}|${d.commentCount}|${d.expiresAt}`,
+        nodes: [
+          `${d.color} · by ${byName(d.author)} · ${plural(d.commentCount, "comment")} · expires `,
+          timeEl(d.expiresAt),
+        ],
+      }),
+      selected: openId,
+    });
+    const listed = openId ? all.find((d) => d.id === openId) : null;
+    if (listed && shown && (listed.updatedAt !== shown.updatedAt || listed.commentCount !== shown.commentCount)) {
+      await read(openId, { focus: false });
+    }
+  },
+  reset() {
+    close();
+    emptyParts();
+    clearFrame(frame, { body: false }); // the doc's parts stay built, emptied
+  },
 };
