@@ -45,7 +45,7 @@ export function toast(text, { tone = "ok", key } = {}) {
 export function showError(error, context, where) {
   const text = describe(error, context);
   const box = where ? inlineBox(where) : null;
-  if (box && box.isConnected && !box.closest("[hidden]")) {
+  if (box && box.isConnected && !where.closest("[hidden]")) { // the box itself starts hidden
     box.textContent = text;
     box.hidden = false;
     box.scrollIntoView({ block: "nearest" });

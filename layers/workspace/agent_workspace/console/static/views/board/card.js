@@ -108,8 +108,9 @@ export function markAsks(li) {
   setAttr(marker, "title", `Waiting on your answer: ${what.join(", ")}`);
 }
 
-/** Mark the card of the open task (its id or its identifier, as the address names it). */
+/** Mark the card of the open task (its id or its identifier, as the address names it); whether it is it. */
 export function markCurrent(li, ref) {
   const current = Boolean(ref) && (li.dataset.key === ref || (li.dataset.ident !== "" && li.dataset.ident === ref));
   setAttr(li.querySelector(".card-open"), "aria-current", current ? "true" : null);
+  return current;
 }
