@@ -45,7 +45,8 @@ export function toast(text, { tone = "ok", key } = {}) {
 export function showError(error, context, where) {
   const text = describe(error, context);
   const box = where ? inlineBox(where) : null;
-  if (box && box.isConnected && !where.closest("[hidden]")) { // the box itself starts hidden
+  // (the box itself is hidden until it speaks: only a hidden ancestor sends the error to a toast)
+  if (box && box.isConnected && !where.closest("[hidden]")) {
     box.textContent = text;
     box.hidden = false;
     box.scrollIntoView({ block: "nearest" });
