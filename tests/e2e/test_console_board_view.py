@@ -226,10 +226,22 @@ def test_refreshes_leave_unchanged_cards_alone_so_selection_and_focus_survive(li
     assert kept.evaluate("b => [b.keptMark, b.closest('li').keptMark]") == ["same node", "same node"]
     assert page.evaluate("getSelection().toString()") == "ops"
 
-    # Focus on a card survives rounds too.
+    # Focus on a card survives rounds too, and a full read that finds nothing new changes no node or attribute.
+    page.locator("#board-columns").evaluate(
+        "e => { window.boardChanges = []; new MutationObserver(records => window.boardChanges.push("
+        "...records.map(r => r.type + ' ' + (r.attributeName || '') + ' ' + r.target.nodeName)))"
+        ".observe(e, {subtree: true, childList: true, attributes: true}); }"
+    )
+    page.get_by_label("With label").select_option("ops")  # a filter kicks a full read at once...
+    expect(card(page, "backlog", "A newcomer")).to_have_count(0, timeout=WAIT_MS)
+    page.get_by_label("With label").select_option("")  # ...and so does clearing it
+    expect(card(page, "backlog", "A newcomer")).to_be_visible(timeout=WAIT_MS)
     kept.focus()
-    wait_rounds(page, 2)
+    page.evaluate("window.boardChanges = []")
+    wait_rounds(page, 4)  # at least one full read among them (every third round)
+    assert page.evaluate("window.boardChanges") == []
     expect(kept).to_be_focused()
+    assert kept.evaluate("b => [b.keptMark, b.closest('li').keptMark]") == ["same node", "same node"]
 
 
 def test_one_new_task_dialog_makes_board_tasks_with_files(live, seeded, console):

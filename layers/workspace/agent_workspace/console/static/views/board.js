@@ -12,7 +12,7 @@ import * as store from "../core/store.js";
 import * as router from "../core/router.js";
 import { bind } from "../core/shortcuts.js";
 import { announce } from "../core/feedback.js";
-import { fragment, setText } from "../core/dom.js";
+import { fragment, setAttr, setText } from "../core/dom.js";
 import { buildFilters, cycleText, filterKey, readContext, resetFilters, searchField } from "./board/filters.js";
 import { buildCreate, openCreate, resetCreate } from "./board/create.js";
 import {
@@ -78,7 +78,7 @@ async function refresh(current, full) {
   const noteNode = root.querySelector("#board-note");
   if (said && said !== noteNode.textContent) announce(said); // what a filter the human set matched
   setText(noteNode, said);
-  noteNode.hidden = !said;
+  setAttr(noteNode, "hidden", said ? null : "");
   if (focusNext) {
     const li = cardOf(focusNext);
     if (li) {

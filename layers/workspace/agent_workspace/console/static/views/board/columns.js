@@ -128,8 +128,8 @@ function onScroll() {
     const atRight = scroller.scrollLeft >= max - 2;
     frame.classList.toggle("more-left", !atLeft);
     frame.classList.toggle("more-right", !atRight);
-    frame.querySelector(".scroll-cue.left").hidden = atLeft || phone.matches;
-    frame.querySelector(".scroll-cue.right").hidden = atRight || phone.matches;
+    setAttr(frame.querySelector(".scroll-cue.left"), "hidden", atLeft || phone.matches ? "" : null);
+    setAttr(frame.querySelector(".scroll-cue.right"), "hidden", atRight || phone.matches ? "" : null);
     if (phone.matches) markPicked(columnInView());
   });
 }
@@ -211,8 +211,8 @@ export function showColumns(read, open, ref) {
     const part = parts.get(column);
     shown += tasks.length;
     reconcile(part.list, tasks, (t) => t.id, (task) => boardCard(task, open), updateBoardCard);
-    part.empty.hidden = tasks.length > 0;
-    part.more.hidden = !more;
+    setAttr(part.empty, "hidden", tasks.length > 0 ? "" : null);
+    setAttr(part.more, "hidden", more ? null : "");
     const n = `${tasks.length}${more ? "+" : ""}`;
     setText(part.count, n);
     setText(part.pickCount, n);
