@@ -11,7 +11,8 @@
 import * as store from "../core/store.js";
 import * as router from "../core/router.js";
 import { bind } from "../core/shortcuts.js";
-import { fragment, setText } from "../core/dom.js";
+import { announce } from "../core/feedback.js";
+import { fragment, setAttr, setText } from "../core/dom.js";
 import { buildFilters, cycleText, filterKey, readContext, resetFilters, searchField } from "./board/filters.js";
 import { buildCreate, openCreate, resetCreate } from "./board/create.js";
 import {
@@ -30,7 +31,7 @@ const MARKUP = `
 <div class="board-bar">
   <h1 id="board-h">Board</h1>
   <p class="meta board-cycle" id="board-cycle"></p>
-  <p class="meta board-note" id="board-note" role="status" hidden></p>
+  <p class="meta board-note" id="board-note" hidden></p>
   <button type="button" class="board-new" aria-keyshortcuts="c">New task</button>
 </div>
 <div class="board-none" hidden>
@@ -75,8 +76,9 @@ async function refresh(current, full) {
   let said = note;
   if (!said && filters) said = `Filtered: ${shown === 1 ? "1 task matches" : `${shown} tasks match`}.`;
   const noteNode = root.querySelector("#board-note");
+  if (said && said !== noteNode.textContent) announce(said); // what a filter the human set matched
   setText(noteNode, said);
-  noteNode.hidden = !said;
+  setAttr(noteNode, "hidden", said ? null : "");
   if (focusNext) {
     const li = cardOf(focusNext);
     if (li) {
@@ -133,8 +135,10 @@ export const board = {
     router.onRoute(() => markOpen(openRef()));
     bind("/", "Search the board", () => whenShown("search"));
     bind("c", "Create a task", () => whenShown("create"));
-    bind("j", "Next card on the board", () => onScreen && moveFocus(1));
-    bind("k", "Previous card on the board", () => onScreen && moveFocus(-1));
+    // j/k are the board's while it is on screen (the inbox binds them too: bind's `when`).
+    const shown = () => onScreen;
+    bind("j", "Board: the next card", () => shown() && moveFocus(1), shown);
+    bind("k", "Board: the previous card", () => shown() && moveFocus(-1), shown);
     showNoWorkspace();
   },
   enter() {
@@ -153,9 +157,9 @@ export const board = {
   refresh,
   reset() {
     focusNext = null;
+    resetFilters(); // before the context goes: a choice that vanishes would count as a change of filter
     store.set("board", null);
     store.set("cycles", []);
-    resetFilters();
     resetCreate();
     clearColumns();
     setText(root.querySelector("#board-cycle"), "");

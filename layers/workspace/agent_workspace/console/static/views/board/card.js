@@ -52,7 +52,7 @@ export function updateBoardCard(li, task) {
   store.learnTask(task);
   const priority = task.priority && task.priority !== "none" ? task.priority : "";
   setAttr(li, "class", `board-card${priority ? ` prio-${priority}` : ""}${task.archived ? " archived" : ""}`);
-  li.dataset.ident = task.identifier || "";
+  setAttr(li, "data-ident", task.identifier || "");
   setText(li.querySelector(".card-open"), task.title);
   setText(li.querySelector(".ident"), task.identifier || "");
   const prio = li.querySelector(".card-prio");
@@ -64,7 +64,7 @@ export function updateBoardCard(li, task) {
   const labels = Array.isArray(task.labels) ? task.labels : [];
   const tags = li.querySelector(".card-tags");
   replaceIfChanged(tags, labels.map((label) => el("span", { className: "tag", text: label })), JSON.stringify(labels));
-  tags.hidden = labels.length === 0;
+  setAttr(tags, "hidden", labels.length === 0 ? "" : null);
   updateFacts(li.querySelector(".card-facts"), task);
   markAsks(li);
 }
@@ -99,7 +99,7 @@ export function markAsks(li) {
   const task = li.task;
   const asks = task ? asksFor(task.id) : [];
   const marker = li.querySelector(".asks-you");
-  marker.hidden = asks.length === 0;
+  setAttr(marker, "hidden", asks.length === 0 ? "" : null);
   if (!asks.length) return;
   const blocker = asks.find((a) => a.kind === "blockers");
   const questions = blocker && Array.isArray(blocker.item.questions) ? blocker.item.questions.length : 0;
@@ -108,8 +108,9 @@ export function markAsks(li) {
   setAttr(marker, "title", `Waiting on your answer: ${what.join(", ")}`);
 }
 
-/** Mark the card of the open task (its id or its identifier, as the address names it). */
+/** Mark the card of the open task (its id or its identifier, as the address names it); whether it is it. */
 export function markCurrent(li, ref) {
   const current = Boolean(ref) && (li.dataset.key === ref || (li.dataset.ident !== "" && li.dataset.ident === ref));
   setAttr(li.querySelector(".card-open"), "aria-current", current ? "true" : null);
+  return current;
 }

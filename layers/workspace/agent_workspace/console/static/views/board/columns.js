@@ -56,7 +56,7 @@ export function buildColumns(open) {
     toggle.addEventListener("click", () => setCollapsed(column, !collapsed.has(column)));
     const list = el("ul", { id: `cards-${column}`, className: "cards", "aria-label": name });
     list.dataset.column = column;
-    const empty = el("p", { className: "empty", text: "Nothing here." });
+    const empty = el("p", { className: "empty", hidden: true, text: "Nothing here." }); // until read
     const more = el("p", { className: "meta", hidden: true, text: `The newest ${COLUMN_READ} shown.` });
     const section = el("section", { id: `board-col-${column}`, className: `board-col col-${column}` },
       el("header", { className: "col-head" },
@@ -128,8 +128,8 @@ function onScroll() {
     const atRight = scroller.scrollLeft >= max - 2;
     frame.classList.toggle("more-left", !atLeft);
     frame.classList.toggle("more-right", !atRight);
-    frame.querySelector(".scroll-cue.left").hidden = atLeft || phone.matches;
-    frame.querySelector(".scroll-cue.right").hidden = atRight || phone.matches;
+    setAttr(frame.querySelector(".scroll-cue.left"), "hidden", atLeft || phone.matches ? "" : null);
+    setAttr(frame.querySelector(".scroll-cue.right"), "hidden", atRight || phone.matches ? "" : null);
     if (phone.matches) markPicked(columnInView());
   });
 }
@@ -158,7 +158,8 @@ export function showColumn(column, { focus = false } = {}) {
   if (!part) return;
   markPicked(column);
   const offset = part.section.getBoundingClientRect().left - scroller.getBoundingClientRect().left;
-  scroller.scrollBy({ left: offset, behavior: smooth() });
+  // scrollTo, not scrollBy: Chrome takes a relative scroll as a swipe and stops it at the next snap point.
+  scroller.scrollTo({ left: scroller.scrollLeft + offset, behavior: smooth() });
   if (focus) {
     const first = part.list.querySelector(".card-open");
     if (first) first.focus({ preventScroll: true });
@@ -210,17 +211,18 @@ export function showColumns(read, open, ref) {
     const part = parts.get(column);
     shown += tasks.length;
     reconcile(part.list, tasks, (t) => t.id, (task) => boardCard(task, open), updateBoardCard);
-    part.empty.hidden = tasks.length > 0;
-    part.more.hidden = !more;
+    setAttr(part.empty, "hidden", tasks.length > 0 ? "" : null);
+    setAttr(part.more, "hidden", more ? null : "");
     const n = `${tasks.length}${more ? "+" : ""}`;
     setText(part.count, n);
     setText(part.pickCount, n);
     setAttr(part.count, "title", more ? `The newest ${COLUMN_READ} tasks` : plural(tasks.length, "task"));
   });
-  markOpen(ref);
+  const opened = markOpen(ref);
   onScroll();
   if (!landed && phone.matches) {
     landed = true;
+    if (opened) return shown; // the open task's column is the one shown
     const first = COLUMNS.find((_, index) => read[index].tasks.length > 0);
     if (first) showColumn(first[0]);
     else markPicked(COLUMNS[0][0]);
@@ -257,9 +259,26 @@ export function cardOf(taskId) {
   return null;
 }
 
-/** Mark the open task's card (and no other). */
+let revealed = null; // the open task whose card was brought into view
+
+/** Mark the open task's card (and no other), the first time it shows bringing it into view; whether it shows. */
 export function markOpen(ref) {
-  for (const { list } of parts.values()) for (const li of list.children) markCurrent(li, ref);
+  let found = false;
+  for (const { list } of parts.values()) {
+    for (const li of list.children) found = markCurrent(li, ref) || found;
+  }
+  if (!ref) revealed = null;
+  if (!found || revealed === ref) return found;
+  revealed = ref;
+  // Into view once the drawer beside the board has taken its place (the next frame).
+  requestAnimationFrame(() => {
+    const current = scroller && scroller.querySelector('.card-open[aria-current="true"]');
+    if (!current) return;
+    const li = current.closest("li");
+    if (phone.matches) showColumn(li.closest(".cards").dataset.column);
+    else li.scrollIntoView({ block: "nearest", inline: "nearest" });
+  });
+  return found;
 }
 
 /** The "Asks you" markers, after the inbox was read again. */
@@ -270,9 +289,10 @@ export function markAllAsks() {
 /** Forget every card (a workspace switched, the human signed out). */
 export function clearColumns() {
   landed = false;
+  revealed = null;
   for (const part of parts.values()) {
     part.list.replaceChildren();
-    part.empty.hidden = false;
+    part.empty.hidden = true;
     part.more.hidden = true;
     setText(part.count, "");
     setText(part.pickCount, "");

@@ -113,6 +113,9 @@ function apply() {
   const wanted = current();
   if (wanted === key) return;
   key = wanted;
+  // Folded away on a phone, the filters say on their button how many are set.
+  const set = [...new URLSearchParams(wanted).keys()].filter((name) => name !== "query").length;
+  setText(form.querySelector(".filter-more-toggle"), set ? `Filters (${set})` : "Filters");
   announce(wanted ? "Filtering the board…" : "Showing the whole board…");
   kick();
 }
@@ -127,6 +130,7 @@ function clearFilters() {
 export function resetFilters() {
   clearFilters();
   key = "";
+  setText(form.querySelector(".filter-more-toggle"), "Filters");
   fillChoices();
 }
 
