@@ -27,6 +27,7 @@ const ACTIVITY_NAMES = {
   released: "released it",
   progress: "reported progress",
   blocker: "reported a blocker",
+  unblocked: "answered the blocker and unblocked it",
   completed: "delivered it",
   approved: "approved it",
   "sent back": "sent it back",
