@@ -17,7 +17,7 @@ const ANSWERED = { accept: "Answer sent", decline: "Declined", cancel: "Cancelle
 export function questionCard(question, options) {
   const { card, meta } = frame("questions", question.message, options);
   if (!options.inDrawer) meta.append("In ", taskLink(question.taskId), " · ");
-  meta.append("asked ", timeEl(question.createdAt), " · until ", timeEl(question.expiresAt));
+  meta.append("asked ", timeEl(question.createdAt), " · expires ", timeEl(question.expiresAt));
 
   const answer = (body) =>
     decide(card, {
