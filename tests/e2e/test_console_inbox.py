@@ -144,6 +144,7 @@ def test_a_question_s_pattern_is_checked_by_the_server_not_by_the_page(live, see
     alert = question.get_by_role("alert")  # inside the card, where the human is looking
     expect(alert).to_contain_text("content.code: the pattern '^(a|aa)+$' takes too long to evaluate")
     expect(alert).to_contain_text("422")
+    expect(code).to_be_focused()  # the field the server named
     expect(code).to_have_value("a" * 40 + "!")  # the refreshes since left the answer being fixed alone
     code.fill("aaaa")
     question.get_by_role("button", name="Submit answer").click()

@@ -7,7 +7,7 @@ import * as store from "../../core/store.js";
 import { seg } from "../../core/api.js";
 import { el, nextId, outLink, replaceIfChanged, setText } from "../../core/dom.js";
 import { plural, timeEl } from "../../core/format.js";
-import { buttonRow, commentField, decide, frame, refreshTaskLinks, refuse, taskLink } from "./card.js";
+import { buttonRow, commentField, decide, focusNamed, frame, refreshTaskLinks, refuse, taskLink } from "./card.js";
 import { oneClick, schemaFields } from "./schema-form.js";
 
 const ANSWERED = { accept: "Answer sent", decline: "Declined", cancel: "Cancelled" };
@@ -21,6 +21,8 @@ export function questionCard(question, options) {
 
   const answer = (body) =>
     decide(card, {
+      onFailed: (error) => focusNamed(error, /content\.([^\s:]+)/, (name) =>
+        card.querySelector(`[name="${CSS.escape(name)}"]`)),
       kind: "questions",
       id: question.id,
       path: `/elicitations/${seg(question.id)}/answer`,
@@ -155,6 +157,7 @@ function blockerForm(card, task, options) {
       path: `/board/tasks/${seg(task.id)}/unblock`,
       body,
       context: "Unblocking the task failed",
+      onFailed: (error) => focusNamed(error, /answers\W?(\d+)/, (index) => fields[Number(index)]),
       success: (answer) => `${(answer && answer.identifier) || task.identifier || task.title}: unblocked, the agent ` +
         "has your answers.",
       onDecided: options.onDecided,
