@@ -161,9 +161,10 @@ def test_a_denied_request_keeps_its_text_as_text(live, seeded, console):
     expect(card.locator("pre")).to_have_text(hostile)  # the agent's text stays text
     expect(card).to_contain_text(f"Edit {hostile}")
     assert page.locator("img").count() == 0 and page.title() == "(1) Agent Workspace"  # the count, not "pwned"
-    card.get_by_role("button", name="Deny").click()
+    card.get_by_role("button", name="Deny").dblclick()  # one decision: the buttons wait while it is sent
     expect(card).to_have_count(0)
     assert verdict(live, seeded, "deny1") == "deny"
+    expect(page.get_by_role("alert")).to_have_count(0)  # no second call refused as already answered
     expect(panel(page).get_by_role("list", name="Recently answered")).to_contain_text("Denied", timeout=WAIT_MS)
     assert page.locator("img").count() == 0 and page.title() == "Agent Workspace"
 
