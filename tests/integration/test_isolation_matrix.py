@@ -1070,6 +1070,9 @@ ROUTES: dict[str, RouteCase] = {
         _task, bodies={"POST": lambda w: {"decision": "approve"}}
     ),
     "/api/workspaces/{workspace_id}/board/tasks/{task_id}/release": RouteCase(_task),
+    "/api/workspaces/{workspace_id}/board/tasks/{task_id}/unblock": RouteCase(
+        _task, bodies={"POST": lambda w: {"answers": ["attacker"], "comment": "attacker"}}
+    ),
     "/api/workspaces/{workspace_id}/board/tasks/{task_id}/archive": RouteCase(
         _task, bodies={"POST": lambda w: {"reason": "attacker"}}
     ),

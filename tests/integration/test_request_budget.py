@@ -343,6 +343,8 @@ CASES = {
         "task",
         lambda m, i: act("complete", taskId=m.delivering[i], summary="s", criteria=[{"index": 0, "met": True}]),
     ),
+    # The comment and its count on the task: one transaction.
+    "task comment": Case(one_write(), "task", lambda m, i: act("comment", taskId=m.plain[i], text=f"note {i}")),
     "task show": Case(reads_at_most(4), "task", lambda m, i: act("show", taskId=m.plain[i])),
     "task list, filtered": Case(reads_at_most(1), "task", lambda m, i: act("list", query="plain", status="ready")),
     "task propose": Case(requests_at_most(3), "task", lambda m, i: act("propose", title=f"proposed {i}")),

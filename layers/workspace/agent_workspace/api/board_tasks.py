@@ -1,7 +1,7 @@
 """Human REST API: the board's side of a workspace's tasks (decision 0008), its cycles, and what needs the human.
 
 The same use cases agents reach through the `task` tool's board actions (`services.task_board`), plus the
-human's own: triage, review, suggestions and cycles. AgentRQ's `/tasks` routes stay as they are.
+human's own: triage, review, unblocking, suggestions and cycles. AgentRQ's `/tasks` routes stay as they are.
 """
 
 from typing import Annotated, Any, Literal
@@ -14,7 +14,7 @@ from agent_workspace.api.errors import problem_responses
 from agent_workspace.domain.board import GOAL_MAX
 from agent_workspace.domain.tasks import BODY_MAX, TEXT_MAX, TITLE_MAX
 from agent_workspace.services import board, elicitations, site_tools, task_board
-from agent_workspace.services.task_board import FieldsIn, Filters
+from agent_workspace.services.task_board import QUESTIONS_MAX, FieldsIn, Filters
 
 router = APIRouter(
     prefix="/api/workspaces/{workspace_id}/board",
@@ -50,6 +50,23 @@ class TriageIn(DecisionIn):
 
 class ReviewIn(DecisionIn):
     decision: Literal["approve", "send_back"] = Field(description="Approve (done), or send back to ready.")
+
+
+class UnblockIn(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    answers: list[str] = Field(
+        default_factory=list,
+        description=(
+            "One answer per question of the blocker, in the questions' order; an empty one (or one left off the "
+            "end) leaves its question unanswered. Each is bounded as a comment is."
+        ),
+        json_schema_extra={"maxItems": QUESTIONS_MAX},
+    )
+    comment: str | None = Field(
+        None,
+        description="More for the agent, after the answers. At least one answer or a comment is needed.",
+        json_schema_extra={"maxLength": TEXT_MAX},
+    )
 
 
 class ArchiveIn(BaseModel):
@@ -140,6 +157,17 @@ def triage_task(workspace_id: str, task_id: str, payload: TriageIn, human: Human
 def review_task(workspace_id: str, task_id: str, payload: ReviewIn, human: HumanDep, rt: RuntimeDep) -> dict[str, Any]:
     """Approve a delivery in review (done; lists what it unblocked) or send it back to ready with a comment."""
     return task_board.review(rt, human_actor(rt, human, workspace_id), task_id, payload.decision, payload.comment)
+
+
+@router.post("/tasks/{task_id}/unblock")
+def unblock_task(
+    workspace_id: str, task_id: str, payload: UnblockIn, human: HumanDep, rt: RuntimeDep
+) -> dict[str, Any]:
+    """Answer a blocker and end it in one write: a comment pairing each question with its answer, the task back in
+    progress under the claim it had (the same agent continues), its questions cleared; 409 unless still blocked.
+    Answers the task, with the comment posted."""
+    actor = human_actor(rt, human, workspace_id)
+    return task_board.unblock(rt, actor, task_id, payload.answers, payload.comment)
 
 
 @router.post("/tasks/{task_id}/release")

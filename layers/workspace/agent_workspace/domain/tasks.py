@@ -234,6 +234,8 @@ class Task:
     delivery: dict[str, Any] | None = None  # the completing agent's summary: {summary, at, by}
     pending_suggestions: tuple[dict[str, Any], ...] = ()
     archived: dict[str, str] | None = None  # {reason, at, by}: hidden from lists, never deleted
+    # Comments on the board's side, counted by the write that adds one (a card shows it without reading them).
+    comment_count: int = 0
 
     @property
     def is_template(self) -> bool:
@@ -408,6 +410,7 @@ class TaskView(_View):
     questions: list[str] | None = Field(None, description="While blocked: the agent's questions for the human.")
     delivery: dict[str, Any] | None = Field(None, description="The delivering agent's summary: {summary, at, by}.")
     archived: dict[str, str] | None = Field(None, description="Once archived: {reason, at, by}.")
+    commentCount: int | None = Field(None, description="How many comments the task has; absent when none.")
 
     @model_validator(mode="after")
     def _only_where_they_mean_something(self) -> "TaskView":
@@ -417,6 +420,8 @@ class TaskView(_View):
             self.runCount = None
         if self.clearContext is False:
             self.clearContext = None
+        if self.commentCount == 0:
+            self.commentCount = None
         for name in ("criteria", "labels", "links", "waitingOn", "questions"):
             if getattr(self, name) == []:
                 setattr(self, name, None)

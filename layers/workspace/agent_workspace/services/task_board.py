@@ -771,6 +771,93 @@ def review(rt: Runtime, actor: Actor, ref: str, decision: str, comment_text: str
     return {**task.public(), "unblocked": [_brief(t) for t in unblocked]}
 
 
+NOT_ANSWERED = "(no answer)"
+
+
+def unblock(rt: Runtime, actor: Actor, ref: str, answers: list[str], comment_text: str | None) -> dict[str, Any]:
+    """The human answers a blocker and ends it in one write: a comment of theirs pairing each question with its
+    answer (where the agent reads comments), the task back in progress under the claim it had, its lease renewed
+    (the agent waited on the human, not idled), the questions cleared. Refused unless the task is still blocked."""
+    if len(answers) > QUESTIONS_MAX:
+        raise PayloadError(f"answers has {len(answers)} items; at most {QUESTIONS_MAX}", field="answers")
+    for index, answer in enumerate(answers):
+        check_text(answer, f"answers[{index}]", TEXT_MAX, required=False)
+    if comment_text is not None:
+        check_text(comment_text, "comment", TEXT_MAX, required=False)
+    if not any(answer.strip() for answer in answers) and not (comment_text or "").strip():
+        raise PayloadError(
+            "answers holds no answer and there is no comment: answer at least one question, or say in comment what "
+            "unblocks the task",
+            field="answers",
+        )
+    together = sum(len(answer) for answer in answers) + len(comment_text or "")
+    if together > TEXT_MAX:  # they make one comment, whose item DynamoDB must take whole
+        raise PayloadError(
+            f"answers and comment come to {together:,} characters; at most {TEXT_MAX:,} together (one comment)",
+            field="answers",
+        )
+    task_id = resolve(rt, actor.workspace_id, ref)
+    now = rt.clock()
+    at = iso(now)
+    lease_until = iso(now + timedelta(seconds=rt.settings.claim_lease_seconds))
+
+    def still_blocked(task: Task) -> None:
+        if task.status != "blocked":
+            raise Conflict(f"task {task.id} is {task.board_column}, not blocked: there is no blocker to answer")
+        if task.archived is not None:
+            raise Conflict(f"task {task.id} is archived ({task.archived['reason']}): its status stays as it is")
+        if len(answers) > len(task.questions):
+            raise PayloadError(
+                f"answers has {len(answers)} items; task {task.id} asks {len(task.questions)} question(s), "
+                "answered in their order",
+                field="answers",
+            )
+
+    def resumed(task: Task) -> Task:
+        claim = {**task.claim, "leaseExpiresAt": lease_until} if task.claim else None
+        return replace(task, claim=claim)
+
+    made: list[Entry] = []  # the comment as the write that succeeded made it, from its read of the questions
+
+    def answered(task: Task) -> tuple[Entry, ...]:
+        made[:] = [_entry(actor, at, "comment", _answers_text(task.questions, answers, comment_text))]
+        return tuple(made)
+
+    task, _ = change_status(
+        rt,
+        actor,
+        task_id,
+        "ongoing",
+        "in_progress",
+        resumed,
+        "unblocked",
+        details={"column": "in_progress"},
+        check=still_blocked,
+        comments=answered,
+    )
+    count("TaskUnblocked")
+    [comment_entry] = made
+    text = comment_entry.text or ""
+    note_mentions(rt, actor.account_id, text, f"a comment on task {task.id} (workspace {actor.workspace_id})")
+    # As a human's message reaches the agent's bridge: the agent waiting on these answers hears them.
+    channel.push(rt, actor.workspace_id, "reply", task.id, f"Unblocked, back in progress: {task.title}\n\n{text}")
+    return {**task.public(), "comment": comment_entry.public()}
+
+
+def _answers_text(questions: tuple[str, ...], answers: list[str], comment_text: str | None) -> str:
+    """The comment an unblock posts: each question with its answer, in their order, then the human's own words."""
+    parts = []
+    if questions:
+        pairs = [
+            f"Q: {question}\nA: {answers[index] if index < len(answers) and answers[index].strip() else NOT_ANSWERED}"
+            for index, question in enumerate(questions)
+        ]
+        parts.append("Answers to the blocker's questions:\n\n" + "\n\n".join(pairs))
+    if comment_text and comment_text.strip():
+        parts.append(comment_text.strip())
+    return "\n\n".join(parts)
+
+
 # -- reading ---------------------------------------------------------------------------------------
 
 

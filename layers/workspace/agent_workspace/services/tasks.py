@@ -219,16 +219,29 @@ def change_status(
     text: str | None = None,
     details: dict[str, Any] | None = None,
     check: Callable[[Task], None] | None = None,
+    comments: Callable[[Task], tuple[Entry, ...]] | None = None,
 ) -> tuple[Task, list[Task]]:
     """Every status change, AgentRQ's and the board's: history, counts, queue, activity, unblocking and the
     completion event in one place. Returns the task and the tasks it unblocked. `check` refuses, raising, on
-    each fresh read of the task, before anything (even a change to the status it has) applies."""
+    each fresh read of the task, before anything (even a change to the status it has) applies. `comments` makes,
+    from each fresh read, the comments posted (and counted on the task) in the change's own transaction."""
     by = {"by": actor.kind, "tokenId": actor.token_id}
     now = iso(rt.clock())
     entry = Entry(new_id(), now, actor.kind, what, actor.token_id, text, {"status": status, **(details or {})})
     publication = events.CompletionPublication(rt, actor.account_id, now)
     task, old, unblocked = rt.tasks.set_status(
-        actor.account_id, actor.workspace_id, task_id, status, by, now, publication, column, edit, (entry,), check
+        actor.account_id,
+        actor.workspace_id,
+        task_id,
+        status,
+        by,
+        now,
+        publication,
+        column,
+        edit,
+        (entry,),
+        check,
+        comments=comments,
     )
     if old != status:
         count(f"TaskStatus{status.capitalize()}")

@@ -122,6 +122,7 @@ class TaskStore:
         edit: Callable[[Task], Task] | None = None,
         entries: tuple[Entry, ...] = (),
         check: Callable[[Task], None] | None = None,
+        comments: Callable[[Task], tuple[Entry, ...]] | None = None,
     ) -> tuple[Task, str, list[Task]]:
         """Move a task to `status`, keep the change in its history and the counts in step.
 
@@ -135,7 +136,9 @@ class TaskStore:
         wait on nothing more). `edit` applies the board's other changes to each fresh read (and refuses, raising,
         a change that no longer applies to it); `entries` go on the activity feed with the change. `check` refuses,
         raising, before anything applies to the fresh read, a change to the same status too; the write is then
-        conditional on the claim read, so a claim taken meanwhile is checked again.
+        conditional on the claim read, so a claim taken meanwhile is checked again. `comments(read)` are the comments
+        posted with the change (made from each fresh read: a blocker's questions, say), counted on the task by
+        `ADD commentCount` in the same transaction.
         """
         for attempt in range(_CONTENTION_ROUNDS):
             current = self.get(workspace_id, task_id, consistent=True)
@@ -176,6 +179,10 @@ class TaskStore:
             else:
                 update.remove(keys.GSI1_PK).remove(keys.GSI1_SK)
             _edits(update, current, moved, status)
+            posted = comments(current) if comments else ()
+            if posted:
+                update.add("commentCount", len(posted))  # ADD: a comment posted meanwhile is counted too
+                moved = replace(moved, comment_count=current.comment_count + len(posted))
             items: list[dict[str, Any]] = [
                 {
                     "Update": {
@@ -194,6 +201,7 @@ class TaskStore:
             unblocked = self.unblocking(current, moved, at)
             items.extend(self.put_if_unchanged(before, after) for before, after in unblocked)
             items.extend(self.entry_put(workspace_id, task_id, e) for e in entries)
+            items.extend(self.entry_put(workspace_id, task_id, c, comment=True) for c in posted)
             try:
                 self._transact(items, "")
             except Conflict:
@@ -281,9 +289,9 @@ class TaskStore:
         return {"Put": {"TableName": self._table, "Item": to_item(item), **only_if(NEW_ITEM)}}
 
     def add_comment(self, workspace_id: str, task_id: str, entry: Entry) -> None:
-        """A comment, refused if the task does not exist."""
+        """A comment, counted on the task in the same transaction; refused if the task does not exist."""
         items = [
-            touch_task(self._table, workspace_id, task_id, entry.at),
+            touch_task(self._table, workspace_id, task_id, entry.at, comments=1),
             self.entry_put(workspace_id, task_id, entry, True),
         ]
         try:
@@ -730,19 +738,24 @@ class TaskStore:
             self._db.transact_write_items(TransactItems=items)
 
 
-def touch_task(table: str, workspace_id: str, task_id: str, now: str) -> dict[str, Any]:
-    """A transaction item that sets the task's `updatedAt`, and fails the transaction if there is no task."""
+def touch_task(table: str, workspace_id: str, task_id: str, now: str, comments: int = 0) -> dict[str, Any]:
+    """A transaction item that sets the task's `updatedAt` (and adds `comments` to its `commentCount`), and fails
+    the transaction if there is no task."""
+    update = Update().set("updatedAt", now).only_if(EXISTS)
+    if comments:
+        update.add("commentCount", comments)
     return {
         "Update": {
             "TableName": table,
             "Key": key(keys.workspace_pk(workspace_id), keys.task_sk(task_id)),
-            **Update().set("updatedAt", now).only_if(EXISTS).params(),
+            **update.params(),
         }
     }
 
 
 # What `_status_change` and the index keys own; an edit riding along with a status change sets the rest.
-_STATUS_OWNED = frozenset({"status", "column", "updatedAt", "history", "statusChanges", "questions"})
+# `commentCount` moves only by ADD, in the transaction that posts a comment, never set from a read.
+_STATUS_OWNED = frozenset({"status", "column", "updatedAt", "history", "statusChanges", "questions", "commentCount"})
 
 
 def _edits(update: Update, before: Task, after: Task, status: str) -> None:
@@ -825,8 +838,21 @@ def _takeable_by(token_id: str) -> ConditionBase:
 
 def _unchanged(task: Task) -> ConditionBase:
     """Nobody wrote the task since it was read: not a status change, message, edit or claim (a dequeue's claim
-    changes no `updatedAt`, so the claim is compared too)."""
-    return _unchanged_since_read(task) & Attr("updatedAt").eq(task.updated_at) & _claim_as_read(task)
+    changes no `updatedAt`, so the claim is compared too; a comment stamped with the very `updatedAt` read would
+    pass that, so its count is compared too, and a whole item written over it never counts it away)."""
+    return (
+        _unchanged_since_read(task)
+        & Attr("updatedAt").eq(task.updated_at)
+        & _claim_as_read(task)
+        & _comments_as_read(task)
+    )
+
+
+def _comments_as_read(task: Task) -> ConditionBase:
+    """As many comments as read: none (no attribute, written only once there is one), or the count read."""
+    if task.comment_count == 0:
+        return Attr("commentCount").not_exists() | Attr("commentCount").eq(0)
+    return Attr("commentCount").eq(task.comment_count)
 
 
 def _claim_as_read(task: Task) -> ConditionBase:
@@ -904,6 +930,8 @@ def task_item(task: Task) -> dict[str, Any]:
         del item["runCount"]  # a template's count of runs; `ADD runCount` starts it on the first
     if not task.clear_context:
         del item["clearContext"]
+    if not task.comment_count:
+        del item["commentCount"]  # `ADD commentCount 1` starts it with the first comment
     item["column"] = task.board_column
     item["searchText"] = search_text(task)
     if task.queued:
