@@ -144,6 +144,7 @@ def test_a_question_s_pattern_is_checked_by_the_server_not_by_the_page(live, see
     alert = question.get_by_role("alert")  # inside the card, where the human is looking
     expect(alert).to_contain_text("content.code: the pattern '^(a|aa)+$' takes too long to evaluate")
     expect(alert).to_contain_text("422")
+    expect(code).to_be_focused()  # the field the server named
     expect(code).to_have_value("a" * 40 + "!")  # the refreshes since left the answer being fixed alone
     code.fill("aaaa")
     question.get_by_role("button", name="Submit answer").click()
@@ -377,3 +378,42 @@ def test_a_blocker_s_questions_come_after_what_holds_an_agent_now_and_open_the_t
     assert board_task(live, seeded, proposed["id"])["column"] == "triage"
     item(page, "Which channel?").get_by_role("button", name="Cancel").click()
     assert asking.result()[1] == {"action": "cancel"}
+
+
+def test_send_answers_and_unblock_gives_the_agent_its_answers_and_the_task_back(live, seeded, console):
+    page = console
+    [task] = agent_calls(live, seeded.agent_token, ("create_task", {"title": "Provision the cluster"}))
+    agent_calls(
+        live,
+        seeded.agent_token,
+        ("claim_task", {"taskId": task["id"]}),
+        ("report_blocker", {"taskId": task["id"], "questions": ["Which region?", "How many nodes?"]}),
+    )
+    open_inbox(page, live, seeded)
+    blocker = item(page, "Provision the cluster")
+    expect(blocker).to_be_visible(timeout=WAIT_MS)
+    expect(page.get_by_role("group", name="Show").get_by_role("button", name="Blockers 1")).to_be_visible()
+
+    # Nothing answered and nothing said: the card asks for something, and nothing is sent.
+    blocker.get_by_role("button", name="Send answers & unblock").click()
+    expect(blocker.get_by_role("alert")).to_contain_text("answer at least one question")
+    expect(blocker.get_by_label("Which region?")).to_be_focused()
+    assert board_task(live, seeded, task["id"])["column"] == "blocked"
+
+    # One answered, one left empty (the agent reads "(no answer)"), and a comment.
+    page.keyboard.type("eu-west-1")
+    blocker.get_by_label("Anything else (optional)").fill("Keep it small.")
+    blocker.get_by_role("button", name="Send answers & unblock").click()
+    expect(blocker).to_have_count(0)
+    expect(page.get_by_role("status")).to_contain_text("unblocked")
+    expect(page).to_have_title("Agent Workspace")
+    expect(page.get_by_text("Nothing needs you.")).to_be_visible()
+    assert board_task(live, seeded, task["id"])["column"] == "in_progress"
+
+    # The agent reads the questions with their answers on its task, and is on it again.
+    [shown] = agent_calls(live, seeded.agent_token, ("get_task", {"taskId": task["id"]}))
+    assert shown["column"] == "in_progress"
+    said = "\n".join(c["text"] for c in shown["comments"])
+    for text in ("Which region?", "eu-west-1", "How many nodes?", "(no answer)", "Keep it small."):
+        assert text in said, said
+    assert said.index("Which region?") < said.index("eu-west-1") < said.index("How many nodes?"), said

@@ -76,6 +76,7 @@ export const inbox = {
       if (event.relatedTarget && !ui.list.contains(event.relatedTarget)) lastFocus = null;
     });
     store.on("needs", render);
+    store.on("workspaceId", () => render(store.get("needs")));
     const onScreen = () => !ui.root.hidden;
     bind("j", "Inbox: the next item", () => move(1), onScreen);
     bind("k", "Inbox: the previous item", () => move(-1), onScreen);
@@ -170,7 +171,7 @@ function showCounts(needs, all) {
   }
   const shown = filter === "all" ? all.length : counts[filter];
   const text = !needs
-    ? "Reading what needs you…"
+    ? store.get("workspaceId") ? "Reading what needs you…" : "No workspace yet: create one in Settings."
     : all.length === 0
       ? "Nothing needs you."
       : shown === 0

@@ -56,7 +56,7 @@ const PERMISSION_DECISIONS = [
 
 export function permissionCard(request, options) {
   const { card, meta } = frame("permissions", request.toolName, options);
-  meta.append("Asked ", timeEl(request.createdAt), " · until ", timeEl(request.expiresAt));
+  meta.append("Asked ", timeEl(request.createdAt), " · expires ", timeEl(request.expiresAt));
   if (request.taskId && !options.inDrawer) meta.append(" · in ", taskLink(request.taskId));
   if (request.description) card.append(el("p", { className: "text", text: request.description }));
   if (request.inputPreview) {

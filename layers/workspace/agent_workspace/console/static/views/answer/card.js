@@ -73,9 +73,10 @@ export function buttonRow(choices) {
  * the item leaves the inbox at once (markDecided), the human is told (`success`: text, or a function of the
  * server's answer), `onDecided(answer)` hears it and a refresh round starts. On failure the server's reason
  * shows inside the card; when the item is gone (409: answered elsewhere, expired, no longer blocked; 404) the
- * card is about to leave with the refresh it kicks, so the reason goes to a toast that outlives it.
+ * card is about to leave with the refresh it kicks, so the reason goes to a toast that outlives it;
+ * otherwise `onFailed(error)` may put the focus on the field the server named.
  */
-export async function decide(card, { kind, id, path, body, method = "POST", context, success, onDecided }) {
+export async function decide(card, { kind, id, path, body, method = "POST", context, success, onDecided, onFailed }) {
   if (card.dataset.busy) return null;
   card.dataset.busy = "true";
   card.setAttribute("aria-busy", "true");
@@ -92,6 +93,7 @@ export async function decide(card, { kind, id, path, body, method = "POST", cont
   } catch (error) {
     const gone = error instanceof ApiError && (error.status === 409 || error.status === 404);
     showError(error, context, gone ? null : card);
+    if (onFailed && !gone) onFailed(error);
     if (gone || (error instanceof ApiError && error.status === 401)) kick(); // a refused token: the round signs out
     return null;
   } finally {
@@ -112,4 +114,11 @@ export function commentField(labelText, { rows = 2, className = "decision-commen
   const id = nextId("comment");
   const field = el("textarea", { id, rows, className });
   return { node: el("div", { className: "field" }, el("label", { htmlFor: id, text: labelText }), field), field };
+}
+
+/** The field a 422 names ("content.code: …", "answers[1]: …"), found by `lookup(name)`, focused. */
+export function focusNamed(error, pattern, lookup) {
+  const match = pattern.exec(String((error && error.detail) || ""));
+  const field = match ? lookup(match[1]) : null;
+  if (field) field.focus();
 }

@@ -7,7 +7,7 @@ import * as store from "../../core/store.js";
 import { seg } from "../../core/api.js";
 import { el, nextId, outLink, replaceIfChanged, setText } from "../../core/dom.js";
 import { plural, timeEl } from "../../core/format.js";
-import { buttonRow, commentField, decide, frame, refreshTaskLinks, refuse, taskLink } from "./card.js";
+import { buttonRow, commentField, decide, focusNamed, frame, refreshTaskLinks, refuse, taskLink } from "./card.js";
 import { oneClick, schemaFields } from "./schema-form.js";
 
 const ANSWERED = { accept: "Answer sent", decline: "Declined", cancel: "Cancelled" };
@@ -17,10 +17,12 @@ const ANSWERED = { accept: "Answer sent", decline: "Declined", cancel: "Cancelle
 export function questionCard(question, options) {
   const { card, meta } = frame("questions", question.message, options);
   if (!options.inDrawer) meta.append("In ", taskLink(question.taskId), " · ");
-  meta.append("asked ", timeEl(question.createdAt), " · until ", timeEl(question.expiresAt));
+  meta.append("asked ", timeEl(question.createdAt), " · expires ", timeEl(question.expiresAt));
 
   const answer = (body) =>
     decide(card, {
+      onFailed: (error) => focusNamed(error, /content\.([^\s:]+)/, (name) =>
+        card.querySelector(`[name="${CSS.escape(name)}"]`)),
       kind: "questions",
       id: question.id,
       path: `/elicitations/${seg(question.id)}/answer`,
@@ -130,21 +132,27 @@ function blockerForm(card, task, options) {
   list.setAttribute("aria-label", `Asked in ${task.identifier || task.title}`);
   const fields = asks.map((question) => {
     const id = nextId("ask");
-    const field = el("textarea", { id, rows: 2, required: true, className: "ask-answer" });
+    const field = el("textarea", { id, rows: 2, className: "ask-answer" });
     list.append(el("li", {}, el("label", { htmlFor: id, text: String(question) }), field));
     return field;
   });
   const comment = commentField("Anything else (optional)");
+  const hint = asks.length
+    ? "Leave a question empty if you have no answer: the agent reads “(no answer)”. Your answers go to the task " +
+      "as one comment, and the agent goes on."
+    : "The agent asked nothing: say in a comment how it should go on.";
   form.append(
-    asks.length ? list : el("p", { className: "hint", text: "The agent asked nothing: unblocking lets it go on." }),
+    asks.length ? list : null,
     comment.node,
+    el("p", { className: "hint", text: hint }),
     el("div", { className: "actions" }, el("button", { type: "submit", text: "Send answers & unblock" })),
   );
   form.addEventListener("submit", (event) => {
     event.preventDefault();
-    const empty = fields.find((field) => !field.value.trim());
-    if (empty) {
-      refuse(card, "answer each question (say so if you do not know)", "Sending the answers", empty);
+    // The server's rule, said at once: at least one answer, or a comment saying how to go on.
+    if (!fields.some((field) => field.value.trim()) && !comment.field.value.trim()) {
+      refuse(card, "answer at least one question, or say in the comment how the agent should go on",
+        "Sending the answers", fields[0] || comment.field);
       return;
     }
     const body = { answers: fields.map((field) => field.value.trim()) };
@@ -155,6 +163,7 @@ function blockerForm(card, task, options) {
       path: `/board/tasks/${seg(task.id)}/unblock`,
       body,
       context: "Unblocking the task failed",
+      onFailed: (error) => focusNamed(error, /answers\W?(\d+)/, (index) => fields[Number(index)]),
       success: (answer) => `${(answer && answer.identifier) || task.identifier || task.title}: unblocked, the agent ` +
         "has your answers.",
       onDecided: options.onDecided,
