@@ -43,7 +43,7 @@ def test_the_card_shows_install_steps_then_the_connected_browser_and_its_sites(l
     with httpx.Client(base_url=live.url, headers={"authorization": f"Bearer {seeded.human_token}"}) as http:
         assert http.put("/api/bridge/sites", json=SITES).status_code == 200
         expect(state).to_contain_text("Connected · last seen", timeout=WAIT_MS)
-        expect(steps).to_be_hidden()  # connected: the guide has done its job and closes
+        expect(steps).to_be_hidden(timeout=WAIT_MS)  # connected: the guide has done its job and closes
         sites = card.get_by_role("list", name="Shared sites")
         expect(sites.get_by_role("listitem")).to_have_count(1)
         expect(sites).to_contain_text("Shop <b>now</b>")  # a page's title stays text

@@ -112,7 +112,7 @@ def test_a_wide_screen_has_a_thin_top_bar_a_rail_and_the_board_first(live, seede
     assert rail and rail["x"] == 0 and rail["width"] < 200  # a rail on the left
     bar = page.locator(".topbar").bounding_box()
     assert bar and bar["y"] == 0 and bar["height"] <= 56  # thin
-    expect(page.get_by_label("Workspace")).to_have_value(seeded.workspace_id)
+    expect(page.get_by_role("combobox", name="Workspace", exact=True)).to_have_value(seeded.workspace_id)
     expect(page.locator("#view-board")).to_be_visible()
 
     # Each view is one click away and named in the address.
@@ -169,12 +169,12 @@ def test_switching_workspace_clears_the_old_counts_at_once(live, seeded, console
     sign_in(page, live, seeded.human_token)
     expect(page).to_have_title(f"(1) {TITLE}", timeout=WAIT_MS)
 
-    page.get_by_label("Workspace").select_option(other["id"])
+    page.get_by_role("combobox", name="Workspace", exact=True).select_option(other["id"])
     # Cleared by the switch itself, not by the next poll (which would take up to 3 s).
     expect(page).to_have_title(TITLE, timeout=500)
     expect(page.locator("#inbox-count")).to_have_text("", timeout=500)
 
-    page.get_by_label("Workspace").select_option(seeded.workspace_id)
+    page.get_by_role("combobox", name="Workspace", exact=True).select_option(seeded.workspace_id)
     expect(page).to_have_title(f"(1) {TITLE}", timeout=WAIT_MS)
     with human(live, seeded) as api:
         pending = api.get(f"/api/workspaces/{seeded.workspace_id}/elicitations", params={"status": "pending"}).json()
@@ -217,7 +217,7 @@ def test_shortcuts_are_listed_under_question_mark_and_move_between_views(live, s
     expect(page).to_have_url(re.compile(r"#/board$"))
 
     # Typing in a field is typing, not a shortcut.
-    page.get_by_label("Workspace").focus()
+    page.get_by_role("combobox", name="Workspace", exact=True).focus()
     page.keyboard.press("?")
     expect(dialog).to_be_hidden()
 
