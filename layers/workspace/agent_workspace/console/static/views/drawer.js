@@ -16,15 +16,15 @@ import { el, typing } from "../core/dom.js";
 import { showError } from "../core/feedback.js";
 import { bind } from "../core/shortcuts.js";
 import { currentView } from "../shell.js";
-import { focusHeading, headingId, mountHeader, renderHeader, showLoading } from "./task/header.js";
-import { clearDecision, mountDecision, renderDecision } from "./task/decision.js";
-import { renderActions } from "./task/actions.js";
-import { clearDescription, mountDescription, renderDescription } from "./task/description.js";
-import { clearTimeline, mountTimeline, namedTasks, renderTimeline } from "./task/timeline.js";
-import { clearComposer, focusReply, mountComposer, showComposer } from "./task/composer.js";
-import { clearDetails, mountDetails, mountFiles, renderDetails } from "./task/details.js";
-import { clearLinks, linkedTasks, mountLinks, renderLinks } from "./task/links.js";
-import { clearSuggestions, mountSuggestionNote, mountSuggestions, renderSuggestions } from "./task/suggestions.js";
+import { focusHeading, headingId, mountHeader, renderHeader, showLoading } from "./drawer/header.js";
+import { clearDecision, mountDecision, renderDecision } from "./drawer/decision.js";
+import { renderActions } from "./drawer/actions.js";
+import { clearDescription, mountDescription, renderDescription } from "./drawer/description.js";
+import { clearTimeline, mountTimeline, namedTasks, renderTimeline } from "./drawer/timeline.js";
+import { clearComposer, focusReply, mountComposer, showComposer } from "./drawer/composer.js";
+import { clearDetails, mountDetails, mountFiles, renderDetails } from "./drawer/details.js";
+import { clearLinks, linkedTasks, mountLinks, renderLinks } from "./drawer/links.js";
+import { clearSuggestions, mountSuggestionNote, mountSuggestions, renderSuggestions } from "./drawer/suggestions.js";
 
 const PAGE = 200; // messages per conversation read: the most the API gives
 const TASK_ID = /^[0-9A-Za-z]{11}$/;

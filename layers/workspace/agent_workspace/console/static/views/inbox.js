@@ -6,7 +6,7 @@
 // The list is core/needs.js's `needs`, which the shell reads each round: the view listens to the store (even
 // off screen, so it announces what is new and is current when shown) and reconciles by `${kind}:${id}`, so a
 // half-filled answer survives the refreshes; a filter hides items rather than dropping them, for the same
-// reason. Under the list: the tool approvals answered last and the tools always allowed (views/permissions.js).
+// reason. Under the list: the tool approvals answered last and the tools always allowed (views/inbox/permissions.js).
 
 import * as store from "../core/store.js";
 import { el, fragment, reconcile, setAttr, setText } from "../core/dom.js";
@@ -15,7 +15,7 @@ import { plural } from "../core/format.js";
 import { kick } from "../core/refresh.js";
 import { bind } from "../core/shortcuts.js";
 import { answerFor, updateAnswer } from "./answer.js";
-import * as toolApprovals from "./permissions.js";
+import * as toolApprovals from "./inbox/permissions.js";
 
 const KINDS = [
   ["permissions", "Approvals"],

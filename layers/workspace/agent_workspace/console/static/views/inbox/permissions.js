@@ -5,12 +5,12 @@
 // A request blocks Claude Code until it is answered and expires after 10 minutes; an always-allowed tool is
 // answered by the server at once, until the rule is revoked here.
 
-import * as store from "../core/store.js";
-import { ApiError, seg } from "../core/api.js";
-import { el, fragment, nextId, reconcile } from "../core/dom.js";
-import { clearError, done, showError } from "../core/feedback.js";
-import { timeEl } from "../core/format.js";
-import { kick } from "../core/refresh.js";
+import * as store from "../../core/store.js";
+import { ApiError, seg } from "../../core/api.js";
+import { el, fragment, nextId, reconcile } from "../../core/dom.js";
+import { clearError, done, showError } from "../../core/feedback.js";
+import { timeEl } from "../../core/format.js";
+import { kick } from "../../core/refresh.js";
 
 const RECENT = 5; // answered or expired requests shown
 const STATUS_NAMES = { allowed: "Allowed", denied: "Denied", expired: "Expired", pending: "Pending" };
