@@ -9,49 +9,17 @@ import * as store from "../core/store.js";
 import { seg } from "../core/api.js";
 import { setText } from "../core/dom.js";
 import { formatSize, timeEl } from "../core/format.js";
-import { showError, clearError } from "../core/feedback.js";
 import { markdown } from "../core/markdown.js";
-import * as router from "../core/router.js";
-import { docsFrame, pickList, showDoc, clearFrame } from "./docs/layout.js";
+import { docsFrame, docReader, pickList } from "./docs/layout.js";
 
 let frame = null;
-let openName = null; // the memory the address names
-let shown = null; // {name, revision} of the memory rendered
-let reading = 0; // the latest read of the open memory: an older one that answers late is dropped
+let reader = null; // the memory the address names (reader.id), and {name, revision} of the one rendered (shown)
 
 function render(memory) {
   setText(frame.heading, memory.name);
   frame.meta.replaceChildren(`${memory.uri} · revision ${memory.revision} · saved `, timeEl(memory.updatedAt));
   frame.body.replaceChildren(markdown(memory.content));
-  shown = { name: memory.name, revision: memory.revision };
-  frame.body.hidden = false;
-  showDoc(frame, true);
-}
-
-async function read(name, { focus }) {
-  const mine = ++reading;
-  const workspaceId = store.get("workspaceId");
-  try {
-    const memory = await store.api("GET", store.ws(`/memory/${seg(name)}`));
-    if (mine !== reading || openName !== name || workspaceId !== store.get("workspaceId")) return;
-    if (!shown || shown.name !== memory.name || shown.revision !== memory.revision) render(memory);
-    clearError(frame.article);
-    if (focus) frame.heading.focus();
-  } catch (error) {
-    if (mine !== reading) return;
-    showDoc(frame, true);
-    frame.body.hidden = true; // not what an earlier doc said under this name
-    shown = null; // the next good read renders it again
-    setText(frame.heading, name);
-    showError(error, `Reading memory ${name} failed`, frame.article);
-  }
-}
-
-function close() {
-  openName = null;
-  shown = null;
-  reading += 1;
-  showDoc(frame, false);
+  return { name: memory.name, revision: memory.revision };
 }
 
 export const memory = {
@@ -68,15 +36,15 @@ export const memory = {
       empty: "The agent has saved no memory yet.",
       choose: "Choose a memory to read it.",
     });
+    reader = docReader(frame, {
+      load: (name) => store.api("GET", store.ws(`/memory/${seg(name)}`)),
+      render,
+      changed: (doc, shown) => shown.name !== doc.name || shown.revision !== doc.revision,
+      failed: (name) => ({ heading: name, context: `Reading memory ${name} failed` }),
+    });
   },
   enter(route) {
-    if (route.id && route.id !== openName) {
-      openName = route.id;
-      shown = null;
-      read(route.id, { focus: true });
-    } else if (!route.id && openName) {
-      close();
-    }
+    reader.enter(route);
   },
   leave() {},
   async refresh(current) {
@@ -90,19 +58,15 @@ export const memory = {
         sig: `${m.revision}|${m.size}|${m.updatedAt}`,
         nodes: [`revision ${m.revision} · ${formatSize(m.size)} · `, timeEl(m.updatedAt)],
       }),
-      selected: openName,
+      selected: reader.id,
     });
-    const listed = openName ? list.find((m) => m.name === openName) : null;
+    const { id, shown } = reader;
+    const listed = id ? list.find((m) => m.name === id) : null;
     if (listed && shown && shown.name === listed.name && shown.revision !== listed.revision) {
-      read(openName, { focus: false });
+      reader.read(id, { focus: false });
     }
   },
   reset() {
-    const had = openName;
-    close();
-    clearFrame(frame);
-    clearError(frame.article);
-    // Another workspace: the address no longer names a memory there (a deep link at sign-in is kept: none was open).
-    if (had && router.parse().view === "memory") router.go({ view: "memory" }, { replace: true });
+    reader.reset();
   },
 };

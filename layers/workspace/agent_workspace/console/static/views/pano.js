@@ -12,7 +12,7 @@ import { el, fragment, outLink, reconcile, setText } from "../core/dom.js";
 import { formatSize, plural, timeEl } from "../core/format.js";
 import { clearError, done, showError } from "../core/feedback.js";
 import { markdown } from "../core/markdown.js";
-import { docsFrame, pickList, showDoc, clearFrame } from "./docs/layout.js";
+import { docsFrame, docReader, pickList } from "./docs/layout.js";
 
 const PARTS = `
   <div class="pano-markdown"></div>
@@ -30,9 +30,7 @@ const PARTS = `
 
 let frame = null;
 let parts = null; // the open doc's parts, built once: {markdown, files, filesEmpty, comments, commentsEmpty, form}
-let openId = null; // the doc the address names
-let shown = null; // {id, updatedAt, commentCount} of the doc rendered
-let reading = 0; // the latest read of the open doc: an older one that answers late is dropped
+let reader = null; // the doc the address names (reader.id), and {id, updatedAt, commentCount} of the one rendered
 
 /** A workspace of the account by its title (the server names it by id), "You" for the human. */
 function byName(id) {
@@ -68,7 +66,7 @@ function commentItem(comment) {
   );
 }
 
-function render(doc) {
+function render(doc, shown) {
   setText(frame.heading, doc.title);
   const metaSig = `${doc.color}|${doc.author}|${doc.updatedBy}|${doc.updatedAt}|${doc.expiresAt}`;
   if (frame.meta.dataset.sig !== metaSig) {
@@ -90,27 +88,7 @@ function render(doc) {
   const comments = doc.comments || [];
   reconcile(parts.comments, comments, (c) => c.id, commentItem);
   parts.commentsEmpty.hidden = comments.length > 0;
-  shown = { id: doc.id, updatedAt: doc.updatedAt, commentCount: doc.commentCount };
-  frame.body.hidden = false;
-  showDoc(frame, true);
-}
-
-async function read(id, { focus }) {
-  const mine = ++reading;
-  try {
-    const doc = await store.api("GET", `/api/pano/${seg(id)}`);
-    if (mine !== reading || openId !== id) return;
-    render(doc);
-    clearError(frame.article);
-    if (focus) frame.heading.focus();
-  } catch (error) {
-    if (mine !== reading) return;
-    showDoc(frame, true);
-    frame.body.hidden = true; // not what an earlier doc said under this name
-    shown = null; // the next good read renders it again
-    setText(frame.heading, "This pano doc");
-    showError(error, "Reading the pano doc failed", frame.article);
-  }
+  return { id: doc.id, updatedAt: doc.updatedAt, commentCount: doc.commentCount };
 }
 
 async function addComment(event) {
@@ -118,14 +96,14 @@ async function addComment(event) {
   const form = parts.form;
   const field = form.querySelector("textarea");
   const button = form.querySelector("button");
-  const id = openId;
+  const id = reader.id;
   button.disabled = true;
   try {
     await store.api("POST", `/api/pano/${seg(id)}/comments`, { comment: field.value });
     field.value = "";
     clearError(form);
     done("Comment added.");
-    await read(id, { focus: false });
+    await reader.read(id, { focus: false });
     field.focus();
   } catch (error) {
     showError(error, "Adding the comment failed", form);
@@ -141,13 +119,6 @@ function emptyParts() {
   parts.form.querySelector("textarea").value = "";
   clearError(parts.form);
   delete frame.meta.dataset.sig;
-}
-
-function close() {
-  openId = null;
-  shown = null;
-  reading += 1;
-  showDoc(frame, false);
 }
 
 export const pano = {
@@ -175,16 +146,18 @@ export const pano = {
       form: q(".pano-comment-form"),
     };
     parts.form.addEventListener("submit", addComment);
+    reader = docReader(frame, {
+      load: (id) => store.api("GET", `/api/pano/${seg(id)}`),
+      render,
+      failed: () => ({ heading: "This pano doc", context: "Reading the pano doc failed" }),
+      opened: (before) => {
+        if (before !== null) emptyParts(); // another doc: what the human typed was for the old one
+      },
+      workspace: false, // the account's docs
+    });
   },
   enter(route) {
-    if (route.id && route.id !== openId) {
-      if (openId !== null) emptyParts(); // another doc: what the human typed was for the old one
-      openId = route.id;
-      shown = null;
-      read(route.id, { focus: true });
-    } else if (!route.id && openId) {
-      close();
-    }
+    reader.enter(route);
   },
   leave() {},
   async refresh(current) {
@@ -201,16 +174,16 @@ export const pano = {
           timeEl(d.expiresAt),
         ],
       }),
-      selected: openId,
+      selected: reader.id,
     });
-    const listed = openId ? all.find((d) => d.id === openId) : null;
+    const { id, shown } = reader;
+    const listed = id ? all.find((d) => d.id === id) : null;
     if (listed && shown && (listed.updatedAt !== shown.updatedAt || listed.commentCount !== shown.commentCount)) {
-      await read(openId, { focus: false });
+      await reader.read(id, { focus: false });
     }
   },
   reset() {
-    close();
+    reader.reset({ body: false }); // the doc's parts stay built, emptied
     emptyParts();
-    clearFrame(frame, { body: false }); // the doc's parts stay built, emptied
   },
 };

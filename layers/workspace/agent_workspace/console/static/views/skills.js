@@ -9,15 +9,12 @@ import * as store from "../core/store.js";
 import { seg } from "../core/api.js";
 import { el, setAttr, setText } from "../core/dom.js";
 import { timeEl } from "../core/format.js";
-import { showError, clearError } from "../core/feedback.js";
+import { showError } from "../core/feedback.js";
 import { markdown } from "../core/markdown.js";
-import * as router from "../core/router.js";
-import { docsFrame, pickList, showDoc, clearFrame } from "./docs/layout.js";
+import { docsFrame, docReader, pickList } from "./docs/layout.js";
 
 let frame = null;
-let openName = null; // the skill the address names
-let shown = null; // {name, updatedAt} of the skill rendered
-let reading = 0; // the latest read of the open skill: an older one that answers late is dropped
+let reader = null; // the skill the address names (reader.id), and {name, updatedAt} of the one rendered (shown)
 let filePath = null; // the skill file open below SKILL.md
 
 /** SKILL.md's YAML frontmatter apart from its markdown: [frontmatter or "", the rest]. */
@@ -54,11 +51,13 @@ function render(skill) {
   parts.push(files.length ? list : el("p", { className: "empty", text: "None." }));
   parts.push(el("section", { className: "skill-file", hidden: true, "aria-labelledby": "skill-file-h" }));
   frame.body.replaceChildren(...parts);
-  shown = { name: skill.name, updatedAt: skill.updatedAt };
-  frame.body.hidden = false;
-  showDoc(frame, true);
   if (filePath && files.includes(filePath)) openFile(skill.name, filePath, null);
   else filePath = null;
+  return { name: skill.name, updatedAt: skill.updatedAt };
+}
+
+function forgetFile() {
+  filePath = null;
 }
 
 /** One of the skill's files, under SKILL.md (read each time it is opened: it may have changed). */
@@ -71,7 +70,7 @@ async function openFile(name, path, button) {
   try {
     const encoded = path.split("/").map(seg).join("/");
     const file = await store.api("GET", store.ws(`/skills/${seg(name)}/files/${encoded}`));
-    if (openName !== name || filePath !== path || !box.isConnected) return;
+    if (reader.id !== name || filePath !== path || !box.isConnected) return;
     const heading = el("h4", { id: "skill-file-h", tabindex: "-1", text: file.path });
     const isMarkdown = /\.(md|markdown)$/i.test(file.path);
     const content = isMarkdown ? markdown(file.content) : el("pre", { className: "doc", text: file.content });
@@ -81,33 +80,6 @@ async function openFile(name, path, button) {
   } catch (error) {
     showError(error, `Reading ${path} failed`, box.isConnected ? frame.body : frame.article);
   }
-}
-
-async function read(name, { focus }) {
-  const mine = ++reading;
-  const workspaceId = store.get("workspaceId");
-  try {
-    const skill = await store.api("GET", store.ws(`/skills/${seg(name)}`));
-    if (mine !== reading || openName !== name || workspaceId !== store.get("workspaceId")) return;
-    if (!shown || shown.name !== skill.name || shown.updatedAt !== skill.updatedAt) render(skill);
-    clearError(frame.article);
-    if (focus) frame.heading.focus();
-  } catch (error) {
-    if (mine !== reading) return;
-    showDoc(frame, true);
-    frame.body.hidden = true; // not what an earlier doc said under this name
-    shown = null; // the next good read renders it again
-    setText(frame.heading, name);
-    showError(error, `Reading skill ${name} failed`, frame.article);
-  }
-}
-
-function close() {
-  openName = null;
-  shown = null;
-  filePath = null;
-  reading += 1;
-  showDoc(frame, false);
 }
 
 export const skills = {
@@ -124,16 +96,17 @@ export const skills = {
       empty: "No skills in this workspace yet.",
       choose: "Choose a skill to read it.",
     });
+    reader = docReader(frame, {
+      load: (name) => store.api("GET", store.ws(`/skills/${seg(name)}`)),
+      render,
+      changed: (doc, shown) => shown.name !== doc.name || shown.updatedAt !== doc.updatedAt,
+      failed: (name) => ({ heading: name, context: `Reading skill ${name} failed` }),
+      opened: forgetFile,
+      closed: forgetFile,
+    });
   },
   enter(route) {
-    if (route.id && route.id !== openName) {
-      openName = route.id;
-      shown = null;
-      filePath = null;
-      read(route.id, { focus: true });
-    } else if (!route.id && openName) {
-      close();
-    }
+    reader.enter(route);
   },
   leave() {},
   async refresh(current, full) {
@@ -144,15 +117,12 @@ export const skills = {
       key: (s) => s.name,
       label: (s) => s.name,
       describe: (s) => `${s.description}${s.sharedIn ? " · shared in, read-only" : ""}`,
-      selected: openName,
+      selected: reader.id,
     });
-    if (full && openName && shown && all.some((s) => s.name === openName)) await read(openName, { focus: false });
+    const { id, shown } = reader;
+    if (full && id && shown && all.some((s) => s.name === id)) await reader.read(id, { focus: false });
   },
   reset() {
-    const had = openName;
-    close();
-    clearFrame(frame);
-    clearError(frame.article);
-    if (had && router.parse().view === "skills") router.go({ view: "skills" }, { replace: true });
+    reader.reset();
   },
 };

@@ -1,8 +1,10 @@
 // What Memory, Skills and Pano share: a list of documents beside the one open (the list above it on a phone),
 // the list kept in step by key (links to `#/<view>/<key>`, the open one aria-current), and the open document
-// in an <article> whose parts are replaced only when what they say changed.
+// in an <article> whose parts are replaced only when what they say changed, read in order (`docReader`).
 
+import * as store from "../../core/store.js";
 import { el, reconcile, setAttr, setText } from "../../core/dom.js";
+import { clearError, showError } from "../../core/feedback.js";
 import * as router from "../../core/router.js";
 
 /**
@@ -24,7 +26,7 @@ export function docsFrame(root, { view, title, hint, listLabel, empty, choose })
   const placeholder = el("p", { className: "card doc-placeholder empty", text: choose });
   const h1 = el("h1", { className: "view-title", text: title });
   root.append(h1, el("div", { className: "docs" }, index, article, placeholder));
-  return { list, none, article, heading, meta, body, placeholder };
+  return { view, list, none, article, heading, meta, body, placeholder };
 }
 
 /**
@@ -72,4 +74,81 @@ export function clearFrame(frame, { body = true } = {}) {
   delete frame.meta.dataset.sig;
   if (body) frame.body.replaceChildren();
   showDoc(frame, false);
+}
+
+/**
+ * The open document: which one the address names (`id`), what of it is rendered (`shown`), and its reads. A read
+ * that answers after a newer one began, after the document closed or (for a workspace's documents) after another
+ * workspace was chosen is dropped. A read that fails says why in the article, the body hidden (it is not what an
+ * earlier document said under this name), and the next good read renders it again.
+ *
+ * The view says: `load(id)`, the document from the server; `render(doc, shown)`, the document into the frame's
+ * heading, meta and body, returning what `changed(doc, shown)` compares at the next read (by default every read
+ * renders: `render` keeps what did not change itself); `failed(id)`, {heading, context} for a failed read;
+ * `opened(before)` and `closed()`, its own state when another document opens or none is open any more.
+ * `workspace` (false for the account's documents): the documents are a workspace's.
+ */
+export function docReader(frame, { load, render, changed = () => true, failed, opened, closed, workspace = true }) {
+  let reading = 0; // the latest read: an older one that answers late is dropped
+  const reader = {
+    id: null,
+    shown: null,
+
+    async read(id, { focus }) {
+      const mine = ++reading;
+      const workspaceId = store.get("workspaceId");
+      try {
+        const doc = await load(id);
+        if (mine !== reading || reader.id !== id) return;
+        if (workspace && workspaceId !== store.get("workspaceId")) return;
+        if (!reader.shown || changed(doc, reader.shown)) {
+          reader.shown = render(doc, reader.shown);
+          frame.body.hidden = false;
+          showDoc(frame, true);
+        }
+        clearError(frame.article);
+        if (focus) frame.heading.focus();
+      } catch (error) {
+        if (mine !== reading) return;
+        showDoc(frame, true);
+        frame.body.hidden = true; // not what an earlier doc said under this name
+        reader.shown = null; // the next good read renders it again
+        const { heading, context } = failed(id);
+        setText(frame.heading, heading);
+        showError(error, context, frame.article);
+      }
+    },
+
+    /** The route names a document (read it, focused) or none (close the one open). */
+    enter(route) {
+      if (route.id && route.id !== reader.id) {
+        if (opened) opened(reader.id);
+        reader.id = route.id;
+        reader.shown = null;
+        reader.read(route.id, { focus: true });
+      } else if (!route.id && reader.id) {
+        reader.close();
+      }
+    },
+
+    close() {
+      reader.id = null;
+      reader.shown = null;
+      reading += 1;
+      if (closed) closed();
+      showDoc(frame, false);
+    },
+
+    /** Forget everything shown (`body`: as clearFrame). */
+    reset({ body = true } = {}) {
+      const had = reader.id;
+      reader.close();
+      clearFrame(frame, { body });
+      clearError(frame.article);
+      // Another workspace: the address no longer names a document there (a deep link at sign-in is kept: none
+      // was open).
+      if (workspace && had && router.parse().view === frame.view) router.go({ view: frame.view }, { replace: true });
+    },
+  };
+  return reader;
 }
