@@ -15,9 +15,7 @@ import { kick } from "../../core/refresh.js";
 import { clearError, done, showError } from "../../core/feedback.js";
 import { fragment, setText } from "../../core/dom.js";
 import { COLUMN_NAMES } from "../../core/format.js";
-
-const MAX_FILES = 10;
-const MAX_FILE_BYTES = 4 * 1024 * 1024;
+import { MAX_FILES, readFiles } from "../../core/files.js";
 
 const MARKUP = `
 <dialog class="dialog board-create" aria-labelledby="new-task-h">
@@ -163,7 +161,7 @@ async function create(title) {
   if (labels.length) extra.labels = labels;
   const criteria = lines(field("nt-criteria").value, "\n");
   if (criteria.length) extra.criteria = criteria;
-  const files = await readFiles(field("nt-files"));
+  const files = await readFiles(field("nt-files"), "task");
 
   if (!files.length || column !== "ready" || assignee !== "agent") {
     const task = await store.api("POST", store.ws("/board/tasks"), { title, description, column, assignee, ...extra });
@@ -193,32 +191,4 @@ async function attachLater(task, call) {
     form.reset();
     throw error;
   }
-}
-
-/** The chosen files as the API takes them: [{id, filename, mimeType, data (base64)}], within the API's bounds. */
-function readFiles(input) {
-  const files = Array.from(input.files || []);
-  if (files.length > MAX_FILES) return Promise.reject(new Error(`at most ${MAX_FILES} files per task`));
-  const total = files.reduce((sum, file) => sum + file.size, 0);
-  if (total > MAX_FILE_BYTES) return Promise.reject(new Error("at most 4 MiB of files per task"));
-  const stamp = Date.now().toString(36);
-  return Promise.all(
-    files.map(
-      (file, index) =>
-        new Promise((resolve, reject) => {
-          const reader = new FileReader();
-          reader.onload = () => {
-            const url = String(reader.result);
-            resolve({
-              id: `${stamp}-${index}-${Math.random().toString(36).slice(2, 8)}`,
-              filename: file.name,
-              mimeType: file.type || "application/octet-stream",
-              data: url.slice(url.indexOf(",") + 1),
-            });
-          };
-          reader.onerror = () => reject(new Error(`could not read ${file.name}`));
-          reader.readAsDataURL(file);
-        }),
-    ),
-  );
 }

@@ -9,7 +9,7 @@ import { el, fragment, nextId } from "../../core/dom.js";
 import { clearError, done, showError } from "../../core/feedback.js";
 import { plural } from "../../core/format.js";
 import { kick } from "../../core/refresh.js";
-import { readFiles } from "./files.js";
+import { readFiles } from "../../core/files.js";
 
 const MODES = {
   reply: { label: "Reply", send: "Send reply", hint: "The agent reads it in the task's conversation." },

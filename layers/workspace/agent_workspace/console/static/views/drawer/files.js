@@ -1,44 +1,11 @@
-// Files in a task: reading the ones the human attaches (sent as base64, the way the REST API takes them) and
-// a download button per file, for the task's own files and a message's.
+// Files in a task: a download button per file, for the task's own files and a message's (reading the ones the
+// human attaches is core/files.js).
 
 import * as store from "../../core/store.js";
 import { seg } from "../../core/api.js";
 import { el, safeHttpUrl } from "../../core/dom.js";
 import { announce, showError } from "../../core/feedback.js";
 import { formatSize } from "../../core/format.js";
-
-// The server's limits per request (docs/rest-api.md): checked here first, so a file too many is said at once.
-const MAX_FILES = 10;
-const MAX_FILE_BYTES = 4 * 1024 * 1024;
-
-/** The files chosen in a file input, as the API's attachments: [{id, filename, mimeType, data}]. */
-export function readFiles(input) {
-  const files = Array.from(input.files || []);
-  if (files.length > MAX_FILES) return Promise.reject(new Error(`at most ${MAX_FILES} files per request`));
-  const total = files.reduce((sum, file) => sum + file.size, 0);
-  if (total > MAX_FILE_BYTES) return Promise.reject(new Error("at most 4 MiB of files per request"));
-  // Ids must be unique within the task: a time stamp and a random tail keep two sends of "log.txt" apart.
-  const stamp = Date.now().toString(36);
-  return Promise.all(
-    files.map(
-      (file, index) =>
-        new Promise((resolve, reject) => {
-          const reader = new FileReader();
-          reader.onload = () => {
-            const url = String(reader.result);
-            resolve({
-              id: `${stamp}-${index}-${Math.random().toString(36).slice(2, 8)}`,
-              filename: file.name,
-              mimeType: file.type || "application/octet-stream",
-              data: url.slice(url.indexOf(",") + 1),
-            });
-          };
-          reader.onerror = () => reject(new Error(`could not read ${file.name}`));
-          reader.readAsDataURL(file);
-        }),
-    ),
-  );
-}
 
 /** A list of files, each a button that fetches the file's short-lived link when clicked, then opens it. */
 export function fileList(taskId, attachments, label) {
