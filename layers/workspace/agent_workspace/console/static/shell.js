@@ -11,7 +11,7 @@ import * as store from "./core/store.js";
 import * as refresh from "./core/refresh.js";
 import * as router from "./core/router.js";
 import { ApiError, request } from "./core/api.js";
-import { $, el, reconcile, setText } from "./core/dom.js";
+import { $, el, fillSelect, setText } from "./core/dom.js";
 import { showError, clearError, announce } from "./core/feedback.js";
 import { TOKEN_KEY, WORKSPACE_KEY, wireSignIn } from "./core/session.js";
 import { refreshNeeds, clearNeeds } from "./core/needs.js";
@@ -172,13 +172,7 @@ async function refreshWorkspaces(current) {
 export function setWorkspaces(workspaces) {
   store.set("workspaces", workspaces);
   const select = $("workspace-select");
-  reconcile(
-    select,
-    workspaces,
-    (w) => w.id,
-    (w) => el("option", { value: w.id, text: w.title }),
-    (node, w) => setText(node, w.title),
-  );
+  fillSelect(select, workspaces.map((w) => [w.id, w.title]));
   if (store.get("workspaceId")) select.value = store.get("workspaceId");
   $("workspace-switch").hidden = workspaces.length === 0;
 }

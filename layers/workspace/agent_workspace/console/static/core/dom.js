@@ -83,6 +83,17 @@ export function reconcile(container, items, key, create, update) {
   });
 }
 
+/** A <select>'s options from [value, text] pairs, kept by value (the one chosen stays chosen). */
+export function fillSelect(select, options) {
+  reconcile(
+    select,
+    options,
+    ([value]) => value,
+    ([value, text]) => el("option", { value, text }),
+    (node, [, text]) => setText(node, text),
+  );
+}
+
 /** An http(s) URL, resolved against the page, or null: no javascript:, data: or other scheme is ever linked. */
 export function safeHttpUrl(value) {
   try {

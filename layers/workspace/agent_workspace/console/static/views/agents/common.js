@@ -5,7 +5,7 @@
 // `data-ref`; ids are left only where a label or a heading needs one, all of them prefixed `agent`.
 
 import { ApiError, seg } from "../../core/api.js";
-import { el } from "../../core/dom.js";
+import { askFirst } from "../../core/confirm.js";
 import { showError, clearError } from "../../core/feedback.js";
 import { kick } from "../../core/refresh.js";
 
@@ -76,28 +76,16 @@ export function refuse(reason, context, where, field) {
   field.focus();
 }
 
-/** A destructive button that asks first, in the page: the question, then "yes" or "Cancel". */
+/** A destructive button that asks first, in the page (core/confirm.js): the question, then "yes" or "Cancel". */
 export function confirming(button, question, yes, context, action) {
   button.addEventListener("click", () => {
-    if (button.nextElementSibling && button.nextElementSibling.classList.contains("confirm")) return;
-    const box = el("div", { className: "confirm", role: "group", "aria-label": question });
-    const sure = el("button", { type: "button", className: "danger", text: yes });
-    const keep = el("button", { type: "button", className: "secondary", text: "Cancel" });
-    const close = () => {
-      box.remove();
-      button.hidden = false;
-    };
-    sure.addEventListener("click", async () => {
-      if (await attempt(context, box, sure, action)) close();
+    askFirst(button, {
+      question,
+      yes,
+      act: async (sure, close, box) => {
+        if (await attempt(context, box, sure, action)) close();
+      },
     });
-    keep.addEventListener("click", () => {
-      close();
-      button.focus();
-    });
-    box.append(el("p", { text: question }), el("div", { className: "actions" }, sure, keep));
-    button.hidden = true;
-    button.after(box);
-    keep.focus();
   });
 }
 

@@ -3,7 +3,7 @@
 // person can load (their own, or shared and accepted, and not archived).
 
 import * as store from "../../core/store.js";
-import { copyFrom, el, fragment, reconcile, setText, replaceIfChanged } from "../../core/dom.js";
+import { copyFrom, fillSelect, fragment, setText, replaceIfChanged } from "../../core/dom.js";
 import { timeEl } from "../../core/format.js";
 import { announce, done } from "../../core/feedback.js";
 import { attempt, open, path, refs, refuse, setHidden } from "./common.js";
@@ -88,13 +88,7 @@ function listWorkspaces() {
   const select = ui.workspace;
   const fresh = select.options.length === 0;
   const workspaces = store.get("workspaces") || [];
-  reconcile(
-    select,
-    workspaces,
-    (w) => w.id,
-    (w) => el("option", { value: w.id, text: w.title }),
-    (node, w) => setText(node, w.title),
-  );
+  fillSelect(select, workspaces.map((w) => [w.id, w.title]));
   const chosen = store.get("workspaceId");
   if (fresh && workspaces.some((w) => w.id === chosen)) select.value = chosen;
   setHidden(ui.none, workspaces.length > 0);

@@ -6,7 +6,7 @@
 import * as store from "../../core/store.js";
 import { kick } from "../../core/refresh.js";
 import { announce } from "../../core/feedback.js";
-import { el, fragment, reconcile, setText } from "../../core/dom.js";
+import { fillSelect, fragment, setText } from "../../core/dom.js";
 
 const TYPING_MS = 250; // the pause after the last key before a search applies
 
@@ -160,13 +160,7 @@ function fillChoices() {
 function fill(id, options) {
   const select = form.querySelector(`#${id}`);
   const before = select.value;
-  reconcile(
-    select,
-    options,
-    ([value]) => value,
-    ([value, text]) => el("option", { value, text }),
-    (node, [, text]) => setText(node, text),
-  );
+  fillSelect(select, options);
   if (select.value !== before) apply(); // what it named is gone (deleted, or another workspace's)
 }
 

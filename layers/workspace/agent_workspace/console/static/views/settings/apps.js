@@ -9,7 +9,8 @@ import { kick } from "../../core/refresh.js";
 import { ApiError, seg } from "../../core/api.js";
 import { el, fragment, reconcile } from "../../core/dom.js";
 import { timeEl } from "../../core/format.js";
-import { clearError, done, showError } from "../../core/feedback.js";
+import { askFirst } from "../../core/confirm.js";
+import { revocable } from "./common.js";
 
 const MARKUP = `
   <p class="hint">Apps you allowed to sign in to this workspace. Each acts as its agent until you revoke it.</p>
@@ -18,7 +19,7 @@ const MARKUP = `
 
 let root = null;
 let list = null;
-const revoked = new Set(); // revoked from this page: a listing read before the revocation must not bring it back
+let apps = null; // the list's items, less those revoked from this page (common.js)
 
 const nameOf = (app) => app.clientName || app.clientId || "An app";
 
@@ -53,40 +54,20 @@ function updateAppItem(li, app) {
 
 /** The question in the page, under the button: revoke, or keep the app. */
 function ask(app, li, button) {
-  if (li.querySelector(".confirm")) return;
-  const question = `Revoke ${nameOf(app)}? It is signed out at once and must ask you again to connect.`;
-  const box = el("div", { className: "confirm", role: "group", "aria-label": question });
-  const sure = el("button", { type: "button", className: "danger", text: "Revoke app" });
-  const keep = el("button", { type: "button", className: "secondary", text: "Cancel" });
-  sure.addEventListener("click", () => revoke(app, li, sure));
-  keep.addEventListener("click", () => {
-    box.remove();
-    button.hidden = false;
-    button.focus();
+  askFirst(button, {
+    under: button.parentElement,
+    question: `Revoke ${nameOf(app)}? It is signed out at once and must ask you again to connect.`,
+    yes: "Revoke app",
+    act: (sure) =>
+      apps.revoke(app.id, li, sure, {
+        call: () => store.api("DELETE", store.ws(`/connected-apps/${seg(app.id)}`)),
+        said: `${nameOf(app)} is revoked: it is signed out, and must ask you again to connect.`,
+        failed: `Revoking ${nameOf(app)} failed`,
+        refused: (error) => {
+          if (error instanceof ApiError && error.status === 404) kick(); // revoked elsewhere
+        },
+      }),
   });
-  box.append(el("p", { text: question }), el("div", { className: "actions" }, sure, keep));
-  button.hidden = true;
-  button.parentElement.after(box);
-  keep.focus();
-}
-
-async function revoke(app, li, button) {
-  button.disabled = true;
-  try {
-    await store.api("DELETE", store.ws(`/connected-apps/${seg(app.id)}`));
-    revoked.add(app.id);
-    const hadFocus = li.contains(document.activeElement);
-    li.remove();
-    root.querySelector(".apps-empty").hidden = list.children.length > 0;
-    if (hadFocus) root.querySelector("h2").focus();
-    clearError(root);
-    done(`${nameOf(app)} is revoked: it is signed out, and must ask you again to connect.`);
-    kick();
-  } catch (error) {
-    button.disabled = false;
-    showError(error, `Revoking ${nameOf(app)} failed`, li);
-    if (error instanceof ApiError && error.status === 404) kick(); // revoked elsewhere
-  }
 }
 
 export const appsSection = {
@@ -98,24 +79,20 @@ export const appsSection = {
     box.append(fragment(MARKUP));
     list = box.querySelector(".apps-list");
     list.setAttribute("aria-labelledby", box.querySelector("h2").id);
+    apps = revocable(box, list, box.querySelector(".apps-empty"));
   },
   async refresh(current, full) {
     if (!full) return;
     const data = await store.api("GET", store.ws("/connected-apps"));
     if (!current()) return;
-    const all = Array.isArray(data && data.items) ? data.items : [];
-    for (const id of [...revoked]) if (!all.some((app) => app.id === id)) revoked.delete(id);
-    const apps = all.filter((app) => !revoked.has(app.id));
-    reconcile(list, apps, (app) => app.id, appItem, updateAppItem);
-    root.querySelector(".apps-empty").hidden = apps.length > 0;
+    const shown = apps.kept(Array.isArray(data && data.items) ? data.items : []);
+    reconcile(list, shown, (app) => app.id, appItem, updateAppItem);
+    root.querySelector(".apps-empty").hidden = shown.length > 0;
   },
   switched() {
     this.reset();
   },
   reset() {
-    revoked.clear();
-    list.replaceChildren();
-    root.querySelector(".apps-empty").hidden = true; // said once read, not before
-    clearError(root);
+    apps.reset();
   },
 };

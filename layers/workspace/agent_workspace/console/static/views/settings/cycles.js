@@ -5,8 +5,9 @@
 
 import * as store from "../../core/store.js";
 import { kick } from "../../core/refresh.js";
-import { el, fragment, reconcile, setText } from "../../core/dom.js";
+import { fillSelect, fragment, setText } from "../../core/dom.js";
 import { clearError, done, showError } from "../../core/feedback.js";
+import { askFirst } from "../../core/confirm.js";
 
 const CYCLES_MARKUP = `
   <p class="meta" id="cycle-active">No cycle is active.</p>
@@ -50,17 +51,6 @@ const HEADINGS_MARKUP = `
 let cyclesRoot = null;
 let headingsRoot = null;
 let activeShown = null; // the active cycle's id the select was last set to (the human's choice is kept otherwise)
-
-/** A select's options from [value, text] pairs, kept by value (the one chosen stays chosen). */
-function fillSelect(select, options) {
-  reconcile(
-    select,
-    options,
-    ([value]) => value,
-    ([value, text]) => el("option", { value, text }),
-    (node, [, text]) => setText(node, text),
-  );
-}
 
 const cycleTitle = (cycleId) => {
   const cycle = (store.get("cycles") || []).find((c) => c.id === cycleId);
@@ -174,39 +164,30 @@ function askDelete(button) {
   if (!chosen) return showError(new Error("choose a project or an epic first"), "Deleting", form);
   if (form.querySelector(".confirm")) return;
   const name = select.options[select.selectedIndex].textContent;
-  const question = `Delete ${name}? Its tasks keep their link to it; no new task can name it.`;
-  const box = el("div", { className: "confirm", role: "group", "aria-label": question });
-  const sure = el("button", { type: "button", className: "danger", text: `Delete ${name}` });
-  const keep = el("button", { type: "button", className: "secondary", text: "Cancel" });
-  const close = () => {
-    box.remove();
-    button.hidden = false;
-    select.disabled = false;
-  };
-  keep.addEventListener("click", () => {
-    close();
-    button.focus();
-  });
-  sure.addEventListener("click", async () => {
-    sure.disabled = true;
-    try {
-      await store.api("DELETE", store.ws(`/${chosen}`));
-      close();
-      form.reset();
-      clearError(form);
-      done(`${name} deleted.`);
-      select.focus();
-      kick();
-    } catch (error) {
-      sure.disabled = false;
-      showError(error, "Deleting failed", form);
-    }
-  });
-  box.append(el("p", { text: question }), el("div", { className: "actions" }, sure, keep));
-  button.hidden = true;
   select.disabled = true; // the question names the one chosen: it stays chosen until answered
-  button.parentElement.after(box);
-  keep.focus();
+  askFirst(button, {
+    under: button.parentElement,
+    question: `Delete ${name}? Its tasks keep their link to it; no new task can name it.`,
+    yes: `Delete ${name}`,
+    closed: () => {
+      select.disabled = false;
+    },
+    act: async (sure, close) => {
+      sure.disabled = true;
+      try {
+        await store.api("DELETE", store.ws(`/${chosen}`));
+        close();
+        form.reset();
+        clearError(form);
+        done(`${name} deleted.`);
+        select.focus();
+        kick();
+      } catch (error) {
+        sure.disabled = false;
+        showError(error, "Deleting failed", form);
+      }
+    },
+  });
 }
 
 export const cyclesSection = {

@@ -9,7 +9,9 @@ import { kick } from "../../core/refresh.js";
 import { seg } from "../../core/api.js";
 import { el, fragment, reconcile, copyFrom, nextId, setText } from "../../core/dom.js";
 import { json, timeEl } from "../../core/format.js";
-import { announce, clearError, done, showError } from "../../core/feedback.js";
+import { announce, clearError, showError } from "../../core/feedback.js";
+import { askFirst } from "../../core/confirm.js";
+import { revocable } from "./common.js";
 
 // Each reference's tools on a path of its own (mcp_server/surfaces.py), all with the same tokens and sign-in.
 const MCP_PATHS = [
@@ -31,7 +33,7 @@ const MARKUP = `
 let root = null;
 let list = null;
 let minted = null; // the box showing a token just minted, until "Done"
-const revoked = new Set(); // revoked from this page: a listing read before the revocation must not bring it back
+let tokens = null; // the list's items, less those revoked from this page (common.js)
 
 /** The .mcp.json that connects Claude Code (and most MCP clients) to this server with `token`. */
 export function mcpSnippet(token) {
@@ -107,39 +109,17 @@ function tokenItem(token) {
 
 /** The question in the page, under the button: revoke, or keep the token. */
 function ask(token, name, li, button) {
-  if (li.querySelector(".confirm")) return;
-  const question = `Revoke ${name}? An agent using it is refused from its next call.`;
-  const box = el("div", { className: "confirm", role: "group", "aria-label": question });
-  const sure = el("button", { type: "button", className: "danger", text: "Revoke token" });
-  const keep = el("button", { type: "button", className: "secondary", text: "Cancel" });
-  sure.addEventListener("click", () => revoke(token, name, li, sure));
-  keep.addEventListener("click", () => {
-    box.remove();
-    button.hidden = false;
-    button.focus();
+  askFirst(button, {
+    under: button.parentElement,
+    question: `Revoke ${name}? An agent using it is refused from its next call.`,
+    yes: "Revoke token",
+    act: (sure) =>
+      tokens.revoke(token.id, li, sure, {
+        call: () => store.api("DELETE", store.ws(`/tokens/${seg(token.id)}`)),
+        said: `${name} is revoked.`,
+        failed: `Revoking ${name} failed`,
+      }),
   });
-  box.append(el("p", { text: question }), el("div", { className: "actions" }, sure, keep));
-  button.hidden = true;
-  button.parentElement.after(box);
-  keep.focus();
-}
-
-async function revoke(token, name, li, button) {
-  button.disabled = true;
-  try {
-    await store.api("DELETE", store.ws(`/tokens/${seg(token.id)}`));
-    revoked.add(token.id);
-    const hadFocus = li.contains(document.activeElement);
-    li.remove();
-    root.querySelector(".tokens-empty").hidden = list.children.length > 0;
-    if (hadFocus) root.querySelector("h2").focus();
-    clearError(root);
-    done(`${name} is revoked.`);
-    kick();
-  } catch (error) {
-    button.disabled = false;
-    showError(error, `Revoking ${name} failed`, li);
-  }
 }
 
 async function mint(button) {
@@ -181,6 +161,7 @@ export const tokensSection = {
     const headingId = nextId("tokens-h");
     box.querySelector(".tokens-h").id = headingId;
     list.setAttribute("aria-labelledby", headingId);
+    tokens = revocable(box, list, box.querySelector(".tokens-empty"));
     box.querySelector(".mcp-urls").append(
       ...MCP_PATHS.flatMap(([path, what]) => [
         el("dt", {}, el("code", { text: `${window.location.origin}${path}` })),
@@ -192,11 +173,9 @@ export const tokensSection = {
   },
   async refresh(current, full) {
     if (!full) return;
-    const tokens = await store.api("GET", store.ws("/tokens"));
+    const listed = await store.api("GET", store.ws("/tokens"));
     if (!current()) return;
-    const all = Array.isArray(tokens) ? tokens : [];
-    for (const id of [...revoked]) if (!all.some((t) => t.id === id)) revoked.delete(id);
-    const shown = all.filter((t) => !revoked.has(t.id));
+    const shown = tokens.kept(Array.isArray(listed) ? listed : []);
     reconcile(list, shown, (t) => t.id, tokenItem);
     root.querySelector(".tokens-empty").hidden = shown.length > 0;
     setText(root.querySelector(".tokens-h"), `Agent tokens (${shown.length})`);
@@ -211,10 +190,7 @@ export const tokensSection = {
   reset() {
     forget(minted);
     minted = null;
-    revoked.clear();
-    list.replaceChildren();
-    root.querySelector(".tokens-empty").hidden = true; // said once read, not before
+    tokens.reset();
     setText(root.querySelector(".tokens-h"), "Agent tokens");
-    clearError(root);
   },
 };
