@@ -125,6 +125,25 @@ def agent_once(url: str, token: str, tool_name: str, action: str, /, **payload: 
     return agent(url, token, steps).result()
 
 
+def agent_calls(live, token: str, *calls: tuple[str, dict[str, Any]]) -> list[dict]:
+    """Each (tool, arguments) in order, as an agent of the workspace over MCP, asserted: the replies as JSON.
+
+    For the tools named by their arguments alone (the board's create_task, claim_task, ...), not action + payload.
+    """
+
+    async def main() -> list[dict]:
+        replies = []
+        async with mcp_client(live.url, token) as client:
+            for tool, arguments in calls:
+                result = await client.call_tool(tool, arguments)
+                text = text_of(result)
+                assert not result.is_error, text
+                replies.append(json.loads(text))
+        return replies
+
+    return Background(lambda: anyio.run(main)).result()
+
+
 class Browser:
     """The human's Chrome over the bridge: shares SITES, long-polls for calls, answers each with an echo."""
 
@@ -176,3 +195,12 @@ def sign_in(page: Page, live, token: str) -> None:
 
 def human(live, seeded) -> httpx.Client:
     return httpx.Client(base_url=live.url, headers={"authorization": f"Bearer {seeded.human_token}"}, timeout=30)
+
+
+def board_api(live, seeded) -> httpx.Client:
+    """The human's REST client for the seeded workspace's board."""
+    return httpx.Client(
+        base_url=f"{live.url}/api/workspaces/{seeded.workspace_id}/board",
+        headers={"authorization": f"Bearer {seeded.human_token}"},
+        timeout=30,
+    )

@@ -6,43 +6,13 @@ to exist and checks what the page did. As in test_console, each agent call runs 
 (Playwright's sync API keeps an event loop in the test's).
 """
 
-import json
 import re
-from typing import Any
 
-import anyio
-import httpx
 from playwright.sync_api import Locator, Page, expect
 
-from tests.e2e.console_page import WAIT_MS, Background, sign_in
-from tests.support import mcp_client, text_of
+from tests.e2e.console_page import WAIT_MS, agent_calls, board_api, sign_in
 
 COLUMNS = ("triage", "backlog", "ready", "in_progress", "blocked", "in_review", "done", "rejected")
-
-
-def agent_calls(live, seeded, *calls: tuple[str, dict[str, Any]]) -> list[dict]:
-    """Each (tool, arguments) in order, as the seeded workspace's agent over MCP, asserted: the replies as JSON."""
-
-    async def main() -> list[dict]:
-        replies = []
-        async with mcp_client(live.url, seeded.agent_token) as client:
-            for tool, arguments in calls:
-                result = await client.call_tool(tool, arguments)
-                text = text_of(result)
-                assert not result.is_error, text
-                replies.append(json.loads(text))
-        return replies
-
-    return Background(lambda: anyio.run(main)).result()
-
-
-def board_api(live, seeded) -> httpx.Client:
-    """The human's REST client for the seeded workspace's board."""
-    return httpx.Client(
-        base_url=f"{live.url}/api/workspaces/{seeded.workspace_id}/board",
-        headers={"authorization": f"Bearer {seeded.human_token}"},
-        timeout=30,
-    )
 
 
 def column(page: Page, name: str) -> Locator:
@@ -132,9 +102,11 @@ def test_filters_narrow_the_board(live, seeded, console):
 
 def test_a_link_from_search_opens_the_task_panel(live, seeded, console):
     page = console
-    [made] = agent_calls(live, seeded, ("create_task", {"title": "Refund endpoint", "description": "POST /refunds"}))
-    [other] = agent_calls(live, seeded, ("create_task", {"title": "Ledger entries"}))
-    [found] = agent_calls(live, seeded, ("search", {"query": "refund"}))
+    [made] = agent_calls(
+        live, seeded.agent_token, ("create_task", {"title": "Refund endpoint", "description": "POST /refunds"})
+    )
+    [other] = agent_calls(live, seeded.agent_token, ("create_task", {"title": "Ledger entries"}))
+    [found] = agent_calls(live, seeded.agent_token, ("search", {"query": "refund"}))
     [result] = found["results"]
     url = result["url"]
     assert url == f"{live.url}/#/workspaces/{seeded.workspace_id}/tasks/{made['id']}"

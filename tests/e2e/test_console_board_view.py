@@ -10,8 +10,8 @@ import re
 from playwright.sync_api import Locator, Page, expect
 
 from agent_workspace.services import accounts
-from tests.e2e.console_page import WAIT_MS, human, sign_in
-from tests.e2e.test_console_board import agent_calls, board_api, card, column
+from tests.e2e.console_page import WAIT_MS, agent_calls, board_api, human, sign_in
+from tests.e2e.test_console_board import card, column
 
 QUICK_MS = 2_000  # less than one 3-s poll: what a change the human makes must take at most
 
@@ -34,10 +34,10 @@ def wait_rounds(page: Page, more: int) -> None:
 def test_five_columns_fit_a_wide_screen_and_quiet_ones_fold_to_a_remembered_rail(live, seeded, console):
     page = console
     page.set_viewport_size({"width": 1440, "height": 900})
-    [shipped] = agent_calls(live, seeded, ("create_task", {"title": "Ship the release"}))
+    [shipped] = agent_calls(live, seeded.agent_token, ("create_task", {"title": "Ship the release"}))
     agent_calls(
         live,
-        seeded,
+        seeded.agent_token,
         ("claim_task", {"taskId": shipped["id"]}),
         ("complete_task", {"taskId": shipped["id"], "summary": "Shipped."}),
     )
@@ -122,14 +122,14 @@ def test_a_card_says_who_it_is_for_its_age_comments_criteria_and_what_asks_or_bl
         mine = mine.json()
     delivered, blocker, waiting = agent_calls(
         live,
-        seeded,
+        seeded.agent_token,
         ("create_task", {"title": "Add the refund endpoint", "criteria": ["POST /refunds", "tests", "docs"]}),
         ("create_task", {"title": "Provision the cluster"}),
         ("create_task", {"title": "Deploy the app"}),
     )
     agent_calls(
         live,
-        seeded,
+        seeded.agent_token,
         ("claim_task", {"taskId": delivered["id"]}),
         (
             "complete_task",

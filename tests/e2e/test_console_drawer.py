@@ -16,6 +16,7 @@ from playwright.sync_api import Locator, Page, expect
 from tests.e2e.console_page import (
     SHIP_SCHEMA,
     WAIT_MS,
+    Background,
     agent,
     agent_once,
     ask,
@@ -48,6 +49,13 @@ def open_card(page: Page, title: str) -> None:
     card(page, title).click(timeout=WAIT_MS)
     expect(drawer(page).get_by_role("heading", name=title, level=2)).to_be_visible()
     expect(drawer(page).locator(".task-ident")).not_to_be_empty(timeout=WAIT_MS)  # read from the server
+
+
+def asked_at_1440(page: Page, live, seeded, title: str, /, **question) -> Background:
+    """Signed in at 1440 px, the agent asks `question` in a new task `title` (running: result() is its answer)."""
+    page.set_viewport_size({"width": 1440, "height": 900})
+    sign_in(page, live, seeded.human_token)
+    return ask(live.url, seeded.agent_token, title, **question)
 
 
 def sign_in_at(page: Page, live, token: str, address: str) -> None:
@@ -90,16 +98,8 @@ def inside_viewport(page: Page, locator: Locator) -> None:
 
 def test_decline_reply_with_a_file_change_status_and_a_refusal_in_the_alert(live, seeded, console):
     page = console
-    page.set_viewport_size({"width": 1440, "height": 900})
-    sign_in(page, live, seeded.human_token)
-
-    asking = ask(
-        live.url,
-        seeded.agent_token,
-        "Approve the deploy",
-        message="May I deploy?",
-        mode="url",
-        url="https://example.com/approve",
+    asking = asked_at_1440(
+        page, live, seeded, "Approve the deploy", message="May I deploy?", mode="url", url="https://example.com/approve"
     )
     # The question waits in the task's drawer, first; it is declined there.
     open_card(page, "Approve the deploy")
@@ -233,14 +233,8 @@ def test_a_comment_shows_and_an_agent_s_suggestion_is_accepted(live, seeded, con
 
 def test_a_card_click_at_1440_shows_title_decision_and_description_without_scrolling(live, seeded, console):
     page = console
-    page.set_viewport_size({"width": 1440, "height": 900})
-    sign_in(page, live, seeded.human_token)
-    asking = ask(
-        live.url,
-        seeded.agent_token,
-        "Ship the release",
-        message="How should we ship?",
-        requestedSchema=SHIP_SCHEMA,
+    asking = asked_at_1440(
+        page, live, seeded, "Ship the release", message="How should we ship?", requestedSchema=SHIP_SCHEMA
     )
     expect(page.locator("#inbox-count")).to_have_text("1", timeout=WAIT_MS)
     open_card(page, "Ship the release")

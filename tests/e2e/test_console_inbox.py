@@ -8,50 +8,22 @@ what a test only needs to exist (a workspace, the board's policy) and checks wha
 
 import json
 import re
-from typing import Any
 
-import anyio
-import httpx
 from playwright.sync_api import Locator, Page, expect
 
 from tests.e2e.console_page import (
     SHIP_SCHEMA,
     TRACKER,
     WAIT_MS,
-    Background,
     Browser,
     agent,
+    agent_calls,
     ask,
+    board_api,
     created_task,
     human,
     sign_in,
 )
-from tests.support import mcp_client, text_of
-
-
-def agent_calls(live, token: str, *calls: tuple[str, dict[str, Any]]) -> list[dict]:
-    """Each (tool, arguments) in order, as an agent of the workspace over MCP, asserted: the replies as JSON."""
-
-    async def main() -> list[dict]:
-        replies = []
-        async with mcp_client(live.url, token) as client:
-            for tool, arguments in calls:
-                result = await client.call_tool(tool, arguments)
-                text = text_of(result)
-                assert not result.is_error, text
-                replies.append(json.loads(text))
-        return replies
-
-    return Background(lambda: anyio.run(main)).result()
-
-
-def board_api(live, seeded) -> httpx.Client:
-    """The human's REST client for the seeded workspace's board."""
-    return httpx.Client(
-        base_url=f"{live.url}/api/workspaces/{seeded.workspace_id}/board",
-        headers={"authorization": f"Bearer {seeded.human_token}"},
-        timeout=30,
-    )
 
 
 def set_policy(live, seeded, **policy: bool) -> None:
@@ -65,6 +37,18 @@ def board_task(live, seeded, task_id: str) -> dict:
         response = http.get(f"tasks/{task_id}")
         assert response.status_code == 200, response.text
         return response.json()
+
+
+def blocked_task(live, seeded, title: str, questions: list[str]) -> dict:
+    """A task the agent created, claimed and is blocked on, asking the human `questions`: the task as created."""
+    [task] = agent_calls(live, seeded.agent_token, ("create_task", {"title": title}))
+    agent_calls(
+        live,
+        seeded.agent_token,
+        ("claim_task", {"taskId": task["id"]}),
+        ("report_blocker", {"taskId": task["id"], "questions": questions}),
+    )
+    return task
 
 
 def open_inbox(page: Page, live, seeded) -> Locator:
@@ -343,13 +327,7 @@ def test_a_delivery_under_sign_off_is_sent_back_with_a_comment_or_approved(live,
 
 def test_a_blocker_s_questions_come_after_what_holds_an_agent_now_and_open_the_task(live, seeded, console):
     page = console
-    [task] = agent_calls(live, seeded.agent_token, ("create_task", {"title": "Provision the cluster"}))
-    agent_calls(
-        live,
-        seeded.agent_token,
-        ("claim_task", {"taskId": task["id"]}),
-        ("report_blocker", {"taskId": task["id"], "questions": ["Which region?", "How many <b>nodes</b>?"]}),
-    )
+    task = blocked_task(live, seeded, "Provision the cluster", ["Which region?", "How many <b>nodes</b>?"])
     set_policy(live, seeded, supervised=True)
     [proposed] = agent_calls(live, seeded.agent_token, ("create_task", {"title": "Nightly backups"}))
     open_inbox(page, live, seeded)
@@ -382,13 +360,7 @@ def test_a_blocker_s_questions_come_after_what_holds_an_agent_now_and_open_the_t
 
 def test_send_answers_and_unblock_gives_the_agent_its_answers_and_the_task_back(live, seeded, console):
     page = console
-    [task] = agent_calls(live, seeded.agent_token, ("create_task", {"title": "Provision the cluster"}))
-    agent_calls(
-        live,
-        seeded.agent_token,
-        ("claim_task", {"taskId": task["id"]}),
-        ("report_blocker", {"taskId": task["id"], "questions": ["Which region?", "How many nodes?"]}),
-    )
+    task = blocked_task(live, seeded, "Provision the cluster", ["Which region?", "How many nodes?"])
     open_inbox(page, live, seeded)
     blocker = item(page, "Provision the cluster")
     expect(blocker).to_be_visible(timeout=WAIT_MS)

@@ -7,7 +7,7 @@ import re
 import httpx
 from playwright.sync_api import Page, expect
 
-from tests.e2e.console_page import WAIT_MS, ask, human, sign_in
+from tests.e2e.console_page import WAIT_MS, Background, ask, human, sign_in
 
 TITLE = "Agent Workspace"
 
@@ -18,6 +18,12 @@ def settled(page: Page, rounds: int = 1) -> None:
     expect(body).to_have_attribute("data-rounds", re.compile(r"^[1-9]"), timeout=WAIT_MS)
     for _ in range(rounds):  # no page-side polling function: the page's CSP refuses eval
         expect(body).not_to_have_attribute("data-rounds", body.get_attribute("data-rounds") or "", timeout=WAIT_MS)
+
+
+def ask_for(live, seeded, title: str, message: str, field: str) -> Background:
+    """The agent asks the human for one text `field` in a new task `title` (running: result() is the answer)."""
+    schema = {"type": "object", "properties": {field: {"type": "string"}}}
+    return ask(live.url, seeded.agent_token, title, message=message, mode="form", requestedSchema=schema)
 
 
 def test_narrow_screen_and_keyboard_only_sign_in(live, seeded, console):
@@ -129,14 +135,7 @@ def test_the_tab_title_and_the_inbox_button_count_what_needs_the_human(live, see
     sign_in(page, live, seeded.human_token)
     expect(page).to_have_title(TITLE)
 
-    asking = ask(
-        live.url,
-        seeded.agent_token,
-        "Pick a colour",
-        message="Which colour?",
-        mode="form",
-        requestedSchema={"type": "object", "properties": {"colour": {"type": "string"}}},
-    )
+    asking = ask_for(live, seeded, "Pick a colour", "Which colour?", "colour")
     inbox = page.locator("#inbox-button")
     expect(page).to_have_title(f"(1) {TITLE}", timeout=WAIT_MS)
     expect(inbox).to_have_accessible_name("Inbox, 1 waiting on you")
@@ -158,14 +157,7 @@ def test_switching_workspace_clears_the_old_counts_at_once(live, seeded, console
     page = console
     with human(live, seeded) as api:
         other = api.post("/api/workspaces", json={"title": "Quiet one", "mission": ""}).json()
-    asking = ask(
-        live.url,
-        seeded.agent_token,
-        "Pick a size",
-        message="Which size?",
-        mode="form",
-        requestedSchema={"type": "object", "properties": {"size": {"type": "string"}}},
-    )
+    asking = ask_for(live, seeded, "Pick a size", "Which size?", "size")
     sign_in(page, live, seeded.human_token)
     expect(page).to_have_title(f"(1) {TITLE}", timeout=WAIT_MS)
 
