@@ -310,3 +310,16 @@ def test_the_focus_ring_and_muted_text_meet_wcag_aa(live, seeded, console):
     muted = page.evaluate("getComputedStyle(document.documentElement).getPropertyValue('--muted')").strip()
     rgb = f"rgb({int(muted[1:3], 16)}, {int(muted[3:5], 16)}, {int(muted[5:7], 16)})"
     assert contrast(rgb, "rgb(255, 255, 255)") >= 4.5 and contrast(rgb, "rgb(245, 246, 248)") >= 4.5
+
+
+def test_a_link_into_a_workspace_of_another_account_is_refused_once_at_sign_in(live, seeded, console):
+    page = console
+    page.goto(f"{live.url}/#/workspaces/W0000000000/tasks/T0000000000")
+    page.get_by_label("Human token").fill(seeded.human_token)
+    page.get_by_role("button", name="Sign in").click()
+    refusal = page.get_by_role("alert").filter(has_text="Opening the link failed")
+    expect(refusal).to_have_count(1)
+    expect(refusal).to_contain_text("this account has no workspace W0000000000")
+    expect(page.locator("#view-board")).to_be_visible()
+    expect(page).to_have_url(re.compile(r"#/board$"))
+    expect(page.locator("#drawer")).to_be_hidden()

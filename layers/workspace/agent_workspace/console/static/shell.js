@@ -111,9 +111,6 @@ async function signIn(token) {
     workspaces.find((w) => route.workspaceId && w.id === route.workspaceId) ||
     workspaces.find((w) => w.id === remembered) ||
     workspaces[0];
-  if (route.workspaceId && !workspaces.some((w) => w.id === route.workspaceId)) {
-    showError(new Error(`this account has no workspace ${route.workspaceId}`), "Opening the link failed");
-  }
   selectWorkspace(pick ? pick.id : null, { keepRoute: true });
   announce(`Signed in. ${workspaces.length} workspace${workspaces.length === 1 ? "" : "s"}.`);
   show(route);
@@ -200,15 +197,17 @@ export function selectWorkspace(id, { keepRoute = false } = {}) {
 function show(route) {
   if (!store.get("token")) return;
   if (route.workspaceId && route.workspaceId !== store.get("workspaceId")) {
-    if (store.get("workspaces").some((w) => w.id === route.workspaceId)) selectWorkspace(route.workspaceId, { keepRoute: true });
-    else {
+    if (store.get("workspaces").some((w) => w.id === route.workspaceId)) {
+      selectWorkspace(route.workspaceId, { keepRoute: true });
+    } else {
       // A link into another account's workspace (followed while signed in): said, and not opened here.
       showError(new Error(`this account has no workspace ${route.workspaceId}`), "Opening the link failed");
       router.go({ view: shown ? shown.name : "board" }, { replace: true });
       return;
     }
   }
-  const under = route.view === "task" ? shown || views.find((v) => v.name === "board") : views.find((v) => v.name === route.view);
+  const board = views.find((v) => v.name === "board");
+  const under = route.view === "task" ? shown || board : views.find((v) => v.name === route.view);
   const view = under || views[0];
   if (shown !== view) {
     if (shown) shown.leave();

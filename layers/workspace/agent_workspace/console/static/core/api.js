@@ -26,7 +26,8 @@ export async function request(method, path, body, token, { timeoutMs = TIMEOUT_M
   if (token) headers.Authorization = `Bearer ${token}`;
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
-  const init = { method, headers, cache: "no-store", credentials: "omit", redirect: "error", signal: controller.signal };
+  const { signal } = controller;
+  const init = { method, headers, cache: "no-store", credentials: "omit", redirect: "error", signal };
   if (body !== undefined) {
     headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);

@@ -95,8 +95,8 @@ function listItem(line) {
   }
   let n = 0;
   while (n < line.length && n < 9 && line[n] >= "0" && line[n] <= "9") n += 1;
-  if (n && (line[n] === "." || line[n] === ")") && line[n + 1] === " ") return { ordered: true, text: line.slice(n + 2) };
-  return null;
+  const numbered = n && (line[n] === "." || line[n] === ")") && line[n + 1] === " ";
+  return numbered ? { ordered: true, text: line.slice(n + 2) } : null;
 }
 
 /** Inline markup as nodes, scanning left to right once; an unclosed marker stays as text. */

@@ -6,7 +6,8 @@
 import * as store from "./store.js";
 
 const KINDS = ["permissions", "questions", "blockers", "siteCalls", "triage", "reviews"];
-const decided = new Set(); // "kind:id" decided from this page: a listing read before the decision must not bring it back
+// "kind:id" decided from this page: a listing read before the decision must not bring it back.
+const decided = new Set();
 
 /** Read the inbox (two requests in parallel) and publish it. */
 export async function refreshNeeds(current) {
