@@ -22,7 +22,7 @@ router = APIRouter(
     responses=problem_responses(401, 403, 404, 409, 422, 503),
 )
 
-NEEDS_YOU_EACH = 50  # items per kind in the "needs you" list
+NEEDS_YOU_EACH = 50  # items per kind in the "needs you" list (the console's inbox)
 
 
 class BoardTaskIn(FieldsIn):

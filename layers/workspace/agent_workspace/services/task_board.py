@@ -669,7 +669,7 @@ def complete(rt: Runtime, actor: Actor, ref: str, summary: str, verdicts: list[V
 
 
 def report_blocker(rt: Runtime, actor: Actor, ref: str, message: str | None, questions: list[str]) -> dict[str, Any]:
-    """Blocked on the human: the questions head the console's "needs you" list until the task moves on."""
+    """Blocked on the human: the questions wait in the console's inbox until the human answers (unblocking it) or the task moves on."""
     if message is not None:
         check_text(message, "message", TEXT_MAX, required=False)
     if not questions:
@@ -690,7 +690,7 @@ def report_blocker(rt: Runtime, actor: Actor, ref: str, message: str | None, que
     details = {"questions": questions}
     task, _ = change_status(rt, actor, task_id, "blocked", "blocked", blocked, "blocker", message, details)
     count("TaskBlockerReported")
-    return {**task.public(), "notified": "the human sees these questions at the top of the workspace's console"}
+    return {**task.public(), "notified": "the human sees these questions in the console's inbox and can answer and unblock the task there"}
 
 
 def release(rt: Runtime, actor: Actor, ref: str) -> Task:
