@@ -669,7 +669,8 @@ def complete(rt: Runtime, actor: Actor, ref: str, summary: str, verdicts: list[V
 
 
 def report_blocker(rt: Runtime, actor: Actor, ref: str, message: str | None, questions: list[str]) -> dict[str, Any]:
-    """Blocked on the human: the questions wait in the console's inbox until the human answers (unblocking it) or the task moves on."""
+    """Blocked on the human: the questions wait in the console's inbox until the human answers them (which
+    unblocks the task) or the task moves on."""
     if message is not None:
         check_text(message, "message", TEXT_MAX, required=False)
     if not questions:
@@ -690,7 +691,8 @@ def report_blocker(rt: Runtime, actor: Actor, ref: str, message: str | None, que
     details = {"questions": questions}
     task, _ = change_status(rt, actor, task_id, "blocked", "blocked", blocked, "blocker", message, details)
     count("TaskBlockerReported")
-    return {**task.public(), "notified": "the human sees these questions in the console's inbox and can answer and unblock the task there"}
+    notified = "the human sees these questions in the console's inbox and can answer and unblock the task there"
+    return {**task.public(), "notified": notified}
 
 
 def release(rt: Runtime, actor: Actor, ref: str) -> Task:
