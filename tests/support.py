@@ -498,7 +498,12 @@ FUNCTION_NAMES = {
     "api": "agent-workspace-ApiFunction-Xk2n7Qp9Lm3R",
     "events": "agent-workspace-EventsFunction-Pq4Rs8Tu2Vw6",
     "schedule": "agent-workspace-schedule",
+    "push": "agent-workspace-PushFunction-Hb5Tn8Wq1Zx4",
 }
+# The push stage's URL as the template hands it to the functions (`${PushApi.ApiEndpoint}/${PushStage}`). Posting
+# goes to moto like every other AWS call of the local stack (WORKSPACE_AWS_ENDPOINT_URL), never to this host.
+PUSH_URL = "wss://k3x9p2m7qa.execute-api.us-east-1.amazonaws.com/live"
+PUSH_CALLBACK_URL = "https://k3x9p2m7qa.execute-api.us-east-1.amazonaws.com/live"
 
 
 @dataclass
@@ -528,7 +533,14 @@ def function_environment(folder: str, runtime: Runtime) -> dict[str, str]:
     """The environment template.yaml gives the function `folder`, pointed at `runtime`'s resources (on moto)."""
     settings = runtime.settings
     assert settings.aws_endpoint_url, "a function is loaded against moto, never against AWS"
+    own = {  # what template.yaml sets on the function itself, beside the Globals
+        "api": {"WORKSPACE_PUSH_URL": PUSH_URL},
+        "schedule": {"WORKSPACE_PUSH_URL": PUSH_URL},
+        "events": {"WORKSPACE_PUSH_URL": PUSH_URL, "WORKSPACE_PUSH_CALLBACK_URL": PUSH_CALLBACK_URL},
+        "push": {},
+    }[folder]
     return {
+        **own,
         "AWS_REGION": settings.aws_region,
         "AWS_DEFAULT_REGION": settings.aws_region,
         "AWS_LAMBDA_FUNCTION_NAME": FUNCTION_NAMES[folder],

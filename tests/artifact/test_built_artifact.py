@@ -18,7 +18,7 @@ from agent_workspace.local.gate import CREDENTIALS
 from agent_workspace.local.template import load_template
 from tests.support import FUNCTION_NAMES, ROOT, function_environment
 
-FUNCTIONS = {"api": "ApiFunction", "schedule": "ScheduleFunction", "events": "EventsFunction"}
+FUNCTIONS = {"api": "ApiFunction", "schedule": "ScheduleFunction", "events": "EventsFunction", "push": "PushFunction"}
 RUNNER = Path(__file__).with_name("invoke_built.py")
 TOKEN_PLACEHOLDER = "REPLACE_WITH_TOKEN"
 
@@ -141,8 +141,23 @@ def test_the_built_schedule_and_events_handlers_answer_their_sample_events(built
     (fired,), _ = invoke_built(built, loadable_layer, "schedule", runtime, [_event("schedule_fired.json")])
     assert isinstance(fired, dict)
 
-    answers, _ = invoke_built(built, loadable_layer, "events", runtime, [_event("sqs_event_published.json")] * 2)
+    answers, _ = invoke_built(
+        built, loadable_layer, "events", runtime, [_event("sqs_event_published.json"), _event("sqs_event_push.json")]
+    )
     assert answers == [{"batchItemFailures": []}] * 2
+
+
+def _push_events() -> list[dict]:
+    # A made-up ticket: the built handler refuses the socket (401) after one conditional delete finds nothing.
+    connect = _event("push_connect.json")
+    connect["queryStringParameters"]["ticket"] = "aw_ticket_not-minted"
+    return [connect, _event("push_ping.json"), _event("push_disconnect.json")]
+
+
+def test_the_built_push_handler_answers_the_websocket_routes(built, loadable_layer, runtime):
+    answers, _ = invoke_built(built, loadable_layer, "push", runtime, _push_events())
+
+    assert answers == [{"statusCode": 401}, {"statusCode": 200, "body": '{"type":"pong"}'}, {"statusCode": 200}]
 
 
 def test_the_load_check_ran_the_real_binaries_where_the_host_can(built, loadable_layer):
@@ -158,8 +173,15 @@ def test_each_function_has_memory_for_its_measured_peak_and_not_many_times_more(
     _, api = loaded_api
     _, schedule = invoke_built(built, loadable_layer, "schedule", runtime, [_event("schedule_fired.json")])
     _, events = invoke_built(built, loadable_layer, "events", runtime, [_event("sqs_event_published.json")])
+    _, push = invoke_built(built, loadable_layer, "push", runtime, _push_events())
     template = load_template(built.root / "template.yaml")
-    for logical_id, facts in [("ApiFunction", api), ("ScheduleFunction", schedule), ("EventsFunction", events)]:
+    measured = [
+        ("ApiFunction", api),
+        ("ScheduleFunction", schedule),
+        ("EventsFunction", events),
+        ("PushFunction", push),
+    ]
+    for logical_id, facts in measured:
         memory = template["Resources"][logical_id]["Properties"].get(
             "MemorySize", template["Globals"]["Function"].get("MemorySize", 128)
         )

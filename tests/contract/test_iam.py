@@ -27,6 +27,7 @@ CLIENTS = {
     "_scheduler": "scheduler",
     "_ses": "sesv2",
     "_secrets": "secretsmanager",
+    "_connections": "apigatewaymanagementapi",
 }
 
 # boto3 operation -> (resource, IAM actions), from each service's "actions, resources and condition keys" page.
@@ -55,10 +56,12 @@ ACTIONS = {
     ("scheduler", "delete_schedule"): ("schedules", {"scheduler:DeleteSchedule"}),
     ("sesv2", "send_email"): ("email", {"ses:SendEmail"}),  # SES v2's SendEmail is authorized as ses:SendEmail
     ("secretsmanager", "get_secret_value"): ("notification-secret", {"secretsmanager:GetSecretValue"}),
+    ("apigatewaymanagementapi", "post_to_connection"): ("connections", {"execute-api:ManageConnections"}),
 }  # fmt: skip
 
-# Made by the events function only (notifications leave from the events queue, decision 0010), not the API.
-EVENTS_ONLY = {"email"}
+# Made by the events function only, not the API: notifications leave from the events queue (decision 0010), and
+# pushes are posted to sockets by the events function alone (issue 36).
+EVENTS_ONLY = {"email", "connections"}
 
 # Creating or moving a schedule hands Scheduler the role it invokes the schedule function with.
 PASSES_ROLE = {("scheduler", "create_schedule"), ("scheduler", "update_schedule")}
@@ -79,10 +82,16 @@ RESOURCES = {
     ): "schedules",
     json.dumps({"Ref": "NotificationSecret"}): "notification-secret",
     json.dumps({"Fn::Sub": "arn:${AWS::Partition}:ses:${AWS::Region}:${AWS::AccountId}:identity/*"}): "email",
+    json.dumps(
+        {
+            "Fn::Sub": "arn:${AWS::Partition}:execute-api:${AWS::Region}:${AWS::AccountId}:${PushApi}/${PushStage}"
+            "/POST/@connections/*"
+        }
+    ): "connections",
     json.dumps("*"): "*",
     **{
         json.dumps({"Fn::GetAtt": [group, "Arn"]}): "logs"
-        for group in ("ApiLogGroup", "ScheduleLogGroup", "EventsLogGroup")
+        for group in ("ApiLogGroup", "ScheduleLogGroup", "EventsLogGroup", "PushLogGroup")
     },
 }
 
@@ -157,6 +166,7 @@ FUNCTION_ROLES = {
     "ApiFunction": "ApiFunctionRole",
     "ScheduleFunction": "ScheduleFunctionRole",
     "EventsFunction": "EventsFunctionRole",
+    "PushFunction": "PushFunctionRole",
 }
 
 
@@ -181,7 +191,7 @@ def test_the_api_function_may_make_exactly_the_calls_the_code_makes():
     assert granted == {k: v for k, v in needed_grants().items() if k not in EVENTS_ONLY}
 
 
-@pytest.mark.parametrize("role", ["ScheduleFunctionRole", "EventsFunctionRole"])
+@pytest.mark.parametrize("role", ["ScheduleFunctionRole", "EventsFunctionRole", "PushFunctionRole"])
 def test_the_workers_may_make_no_call_the_code_does_not(role):
     needed = needed_grants()
     for resource, actions in grants(role).items():
@@ -205,8 +215,62 @@ def test_both_workers_may_enqueue_a_notification():
 
 def test_the_events_function_touches_only_the_table_and_its_queue():
     assert set(grants("EventsFunctionRole")) == {
-        "*", "logs", "table", "index", "events-queue", "email", "notification-secret"
+        "*", "logs", "table", "index", "events-queue", "email", "notification-secret", "connections"
     }  # fmt: skip
+
+
+def test_only_the_events_function_posts_to_sockets_and_only_on_the_push_stage():
+    """The one sender (issue 36): ManageConnections on POST @connections of the push stage, for no other role."""
+    assert grants("EventsFunctionRole")["connections"] == {"execute-api:ManageConnections"}
+    for role in ("ApiFunctionRole", "ScheduleFunctionRole", "PushFunctionRole"):
+        assert "connections" not in grants(role), role
+        assert "execute-api" not in json.dumps([s["Action"] for s in statements(role)]), role
+
+
+# What the push function's handler calls: spending a ticket, checking its token, recording and forgetting a socket.
+PUSH_FUNCTION_CALLS = ("take_ticket", "token", "connect", "disconnect")
+
+
+def _calls_of_methods(path: Path, names: tuple[str, ...]) -> set[tuple[str, str]]:
+    """The boto3 calls made inside these methods of one store module (their own bodies)."""
+    found = set()
+    for function in ast.walk(ast.parse(path.read_text())):
+        if isinstance(function, ast.FunctionDef) and function.name in names:
+            for node in ast.walk(function):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                    owner = node.func.value
+                    name = owner.attr if isinstance(owner, ast.Attribute) else getattr(owner, "id", None)
+                    if name in CLIENTS:
+                        found.add((CLIENTS[name], node.func.attr))
+    return found
+
+
+def test_the_push_function_reads_and_writes_only_push_items_and_the_token_of_a_ticket():
+    """Its own role, least privilege down to the items: each table action is held by dynamodb:LeadingKeys to the
+    partitions its code touches (store/keys.py), and no action is granted that its calls do not need."""
+    from agent_workspace.store import keys
+
+    calls = _calls_of_methods(STORE / "push.py", PUSH_FUNCTION_CALLS)
+    assert calls == {("dynamodb", "delete_item"), ("dynamodb", "get_item"), ("dynamodb", "transact_write_items")}
+    granted = grants("PushFunctionRole")
+    assert granted.pop("*") and granted.pop("logs") == {"logs:CreateLogStream", "logs:PutLogEvents"}
+    # The transaction only puts (the connection and its listener item): PutItem, no UpdateItem or ConditionCheck.
+    assert granted == {"table": {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:DeleteItem"}}
+    held = {}
+    for statement in statements("PushFunctionRole"):
+        if statement["Sid"] in ("Logs", "TracesHaveNoResourceLevelPermissions"):
+            continue
+        actions = statement["Action"] if isinstance(statement["Action"], list) else [statement["Action"]]
+        prefixes = statement["Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"]
+        held.update({action: sorted(p.removesuffix("*") for p in prefixes) for action in actions})
+    assert held == {
+        "dynamodb:GetItem": [keys.token_pk("")],
+        "dynamodb:PutItem": sorted(keys.PUSH_FUNCTION_PARTITIONS[:3]),
+        "dynamodb:DeleteItem": sorted(keys.PUSH_FUNCTION_PARTITIONS[:3]),
+    }
+    assert (
+        keys.push_ticket_pk(""), keys.push_connection_pk(""), keys.push_listeners_pk("", "")[:5], keys.token_pk("")
+    ) == keys.PUSH_FUNCTION_PARTITIONS  # fmt: skip
 
 
 def test_a_role_is_passed_only_to_scheduler_and_only_the_schedulers_role():

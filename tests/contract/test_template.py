@@ -66,7 +66,7 @@ def test_no_policy_grants_a_wildcard_resource_but_x_ray_traces():
     walk(TEMPLATE["Resources"])
 
 
-FUNCTIONS = ["ApiFunction", "ScheduleFunction", "EventsFunction"]
+FUNCTIONS = ["ApiFunction", "ScheduleFunction", "EventsFunction", "PushFunction"]
 
 
 def test_every_function_logs_json_to_its_own_group_kept_for_the_retention_parameter():
@@ -173,3 +173,55 @@ def test_only_task_files_expire_and_template_files_live_outside_the_rule():
     (expiring,) = [rule for rule in rules if "ExpirationInDays" in rule]
     assert expiring["Prefix"] == EXPIRING_PREFIX
     assert not TEMPLATE_PREFIX.startswith(EXPIRING_PREFIX)
+
+
+def _resources_of(kind: str) -> dict[str, dict]:
+    return {name: r for name, r in TEMPLATE["Resources"].items() if r["Type"] == kind}
+
+
+def test_the_push_api_is_a_websocket_api_whose_three_routes_reach_the_push_function():
+    api = resource_properties(TEMPLATE, "PushApi")
+    assert api["ProtocolType"] == "WEBSOCKET"
+    assert api["RouteSelectionExpression"] == "$request.body.type"
+    integration = resource_properties(TEMPLATE, "PushIntegration")
+    assert integration["IntegrationType"] == "AWS_PROXY"
+    assert "${PushFunction.Arn}/invocations" in integration["IntegrationUri"]["Fn::Sub"]
+    routes = {r["Properties"]["RouteKey"]: r["Properties"] for r in _resources_of("AWS::ApiGatewayV2::Route").values()}
+    assert set(routes) == {"$connect", "$disconnect", "$default"}
+    for route in routes.values():
+        assert route["ApiId"] == {"Ref": "PushApi"}
+        assert route["Target"] == {"Fn::Sub": "integrations/${PushIntegration}"}
+    # The handler authorizes $connect by its ticket (a browser sends no headers on a WebSocket).
+    assert routes["$connect"]["AuthorizationType"] == "NONE"
+    # A pong goes back on the socket only through the $default route's response.
+    (response,) = _resources_of("AWS::ApiGatewayV2::RouteResponse").values()
+    assert response["Properties"]["RouteId"] == {"Ref": "PushDefaultRoute"}
+    assert routes["$default"]["RouteResponseSelectionExpression"] == "$default"
+    permission = resource_properties(TEMPLATE, "PushFunctionInvoke")
+    assert (permission["Principal"], permission["FunctionName"]) == (
+        "apigateway.amazonaws.com",
+        {"Ref": "PushFunction"},
+    )
+    assert permission["SourceArn"]["Fn::Sub"].endswith(":${PushApi}/${PushStage}/*")
+
+
+def test_the_push_stage_deploys_itself_and_is_throttled():
+    stage = TEMPLATE["Resources"]["PushStage"]
+    assert stage["Properties"]["AutoDeploy"] is True
+    assert set(stage["DependsOn"]) == {"PushConnectRoute", "PushDisconnectRoute", "PushDefaultRoute"}
+    throttling = stage["Properties"]["DefaultRouteSettings"]
+    assert 0 < throttling["ThrottlingRateLimit"] <= throttling["ThrottlingBurstLimit"]
+
+
+def test_the_functions_that_publish_know_the_push_url_and_the_sender_its_callback():
+    url = TEMPLATE["Outputs"]["PushUrl"]["Value"]
+    assert url == {"Fn::Sub": "${PushApi.ApiEndpoint}/${PushStage}"}
+    for function in ("ApiFunction", "ScheduleFunction", "EventsFunction"):
+        assert resource_properties(TEMPLATE, function)["Environment"]["Variables"]["WORKSPACE_PUSH_URL"] == url
+    callback = resource_properties(TEMPLATE, "EventsFunction")["Environment"]["Variables"][
+        "WORKSPACE_PUSH_CALLBACK_URL"
+    ]
+    assert callback["Fn::Sub"].startswith("https://${PushApi}.execute-api.") and callback["Fn::Sub"].endswith(
+        "/${PushStage}"
+    )
+    assert "Environment" not in resource_properties(TEMPLATE, "PushFunction")  # it publishes nothing

@@ -1002,6 +1002,7 @@ class RouteCase:
     query: dict[str, str] = field(default_factory=dict)
     b_sees: Callable[[World], str] | None = None  # account-scoped GET: something of B's that B's answer shows
     agent_route: bool = False  # called with an agent token (the channel): a human is refused, W2's agent sees W2's
+    names_victim: bool = False  # the body names the victim's workspace: another account gets 404, as for a path
 
     def path_params(self, w: World, method: str) -> dict[str, str]:
         return {**self.params(w), **self.by_method.get(method, lambda w: {})(w)}
@@ -1216,6 +1217,11 @@ ROUTES: dict[str, RouteCase] = {
     "/api/bridge/calls/{call_id}/result": RouteCase(
         lambda w: {"call_id": w.running_call_id}, bodies={"POST": lambda w: {"result": {"attacker": True}}}
     ),
+    # Any token may mint a push ticket for what it may hear: an agent only its own channel (the console topic is a
+    # human's), another account's human not A's console (404, as for a path), and nothing is stored for either.
+    "/api/push/tickets": RouteCase(
+        bodies={"POST": lambda w: {"topic": "console", "workspaceId": w.w1}}, names_victim=True
+    ),
     "/api/workspaces/{workspace_id}/site-calls": RouteCase(_w1),
     "/api/workspaces/{workspace_id}/connected-apps": RouteCase(_w1),
     "/api/workspaces/{workspace_id}/connected-apps/{grant_id}": RouteCase(
@@ -1327,7 +1333,7 @@ def test_rest_route(world: World, stored: dict[str, str], method: str, path: str
     if kind == WRONG_WORKSPACE_PATH:
         assert response.status_code == 404, where
         assert leaked(response.text, w.ids_of_w1(), sent) == [], where
-    elif "{" in path:  # another account naming A's objects, in A's workspace or its own
+    elif "{" in path or ROUTES[path].names_victim:  # another account naming A's objects, in A's workspace or its own
         assert response.status_code == 404, where
         assert leaked(response.text, w.ids_of_a(), sent) == [], where
     else:  # account-scoped by design: B's own data, and nothing of A's

@@ -36,17 +36,36 @@ def recorded(monkeypatch) -> set[tuple[str, str, bool]]:
         def note(model, params, **_):
             calls.add((service, xform_name(model.name), "IndexName" in params))
 
+        def note_items(model, params, **_):  # the call's own parameters, before they are serialised
+            for item in params.get("TransactItems", []) if model.name == "TransactWriteItems" else ():
+                (kind,) = item  # each item is authorized as its own Put, Update, Delete or ConditionCheck
+                calls.add((service, f"transact:{kind}", False))
+
         client.meta.events.register("before-call", note)
+        client.meta.events.register("before-parameter-build", note_items)
         return client
 
     monkeypatch.setattr(AwsClients, "_client", recording)
     return calls
 
 
+# A transaction's items, as IAM authorizes them (the recorded kinds stand for the transaction itself).
+TRANSACT_ITEMS = {
+    "transact:Put": {"dynamodb:PutItem"},
+    "transact:Update": {"dynamodb:UpdateItem"},
+    "transact:Delete": {"dynamodb:DeleteItem"},
+    "transact:ConditionCheck": {"dynamodb:ConditionCheckItem"},
+}
+
+
 def required(calls: set[tuple[str, str, bool]]) -> dict[str, set[str]]:
     needed: dict[str, set[str]] = {}
     for service, operation, on_index in calls:
-        resource, actions = ACTIONS[(service, operation)]
+        if operation == "transact_write_items":
+            continue
+        resource, actions = (
+            ("table", TRANSACT_ITEMS[operation]) if operation in TRANSACT_ITEMS else ACTIONS[(service, operation)]
+        )
         needed.setdefault("index" if on_index else resource, set()).update(actions)
         if (service, operation) in PASSES_ROLE:
             needed.setdefault("scheduler-role", set()).add("iam:PassRole")
@@ -116,4 +135,61 @@ def test_fanning_an_event_out_needs_nothing_the_events_role_lacks(runtime, seede
 
     assert result == {"batchItemFailures": []}
     assert ("dynamodb", "transact_write_items", False) in recorded
+    assert_granted("EventsFunctionRole", recorded)
+
+
+def _pushing(runtime):
+    """The test's runtime as the template configures the stack: with a WebSocket API, so tickets can be minted."""
+    from tests.support import PUSH_URL
+
+    runtime.settings = runtime.settings.model_copy(update={"push_url": PUSH_URL})
+    return runtime
+
+
+def _ticket(runtime, token: str, topic: str, workspace_id: str | None = None) -> str:
+    from agent_workspace.domain.tokens import hash_token
+    from agent_workspace.services import push
+
+    principal = runtime.accounts.resolve_token(hash_token(token))
+    return push.mint_ticket(runtime, principal, hash_token(token), topic, workspace_id)["ticket"]
+
+
+def test_opening_pinging_and_closing_a_socket_needs_nothing_the_push_role_lacks(runtime, seeded, monkeypatch, recorded):
+    runtime = _pushing(runtime)
+    function = load_function("push", runtime, monkeypatch)
+    ticket = _ticket(runtime, seeded.human_token, "console", seeded.workspace_id)
+    context = LambdaContext(FUNCTION_NAMES["push"], remaining_ms=10_000)
+    connect = json.loads((ROOT / "events" / "push_connect.json").read_text())
+    connect["queryStringParameters"]["ticket"] = ticket
+    recorded.clear()
+
+    assert function.handler(connect, context) == {"statusCode": 200}
+    assert function.handler(json.loads((ROOT / "events" / "push_ping.json").read_text()), context)["statusCode"] == 200
+    assert function.handler(json.loads((ROOT / "events" / "push_disconnect.json").read_text()), context) == {
+        "statusCode": 200
+    }
+
+    assert {(s, o) for s, o, _ in recorded} == {
+        ("dynamodb", "delete_item"), ("dynamodb", "get_item"), ("dynamodb", "transact_write_items"),
+        ("dynamodb", "transact:Put"),  # the connection and its listener item: puts only
+    }  # fmt: skip
+    assert_granted("PushFunctionRole", recorded)
+
+
+def test_posting_a_push_to_a_socket_needs_nothing_the_events_role_lacks(runtime, seeded, monkeypatch, recorded):
+    from agent_workspace.services import push
+
+    runtime = _pushing(runtime)
+    function = load_function("events", runtime, monkeypatch)
+    push.connect(runtime, "Kp3YtcLxIAMCJBQ=", _ticket(runtime, seeded.human_token, "bridge"))
+    sqs_event = json.loads((ROOT / "events" / "sqs_event_push.json").read_text())
+    body = {"type": "push", "topic": "bridge", "scope": seeded.account_id,
+            "message": {"type": "siteCall", "id": "0kGogHmaqvZ", "status": "queued"}}  # fmt: skip
+    sqs_event["Records"][0]["body"] = json.dumps(body)
+    recorded.clear()
+
+    result = function.handler(sqs_event, LambdaContext(FUNCTION_NAMES["events"], remaining_ms=60_000))
+
+    assert result == {"batchItemFailures": []}
+    assert ("apigatewaymanagementapi", "post_to_connection", False) in recorded
     assert_granted("EventsFunctionRole", recorded)

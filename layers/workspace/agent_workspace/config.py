@@ -150,12 +150,42 @@ class Settings(BaseSettings):
     attachment_retention_days: int = Field(
         30, gt=0, description="Days attachments are kept (the bucket's lifecycle rule); older ones are expired."
     )
+    push_url: str | None = Field(
+        None,
+        description=(
+            "The WebSocket API's wss:// URL a client opens with a ticket (`POST /api/push/tickets`). Unset: push is "
+            "off on this stack (a ticket is refused with 503, nothing is published) and clients long-poll."
+        ),
+    )
+    push_callback_url: str | None = Field(
+        None,
+        description=(
+            "Where the events function posts pushes: the WebSocket API's https:// connection URL (`@connections`). "
+            "Unset: the push URL's own, over https."
+        ),
+    )
 
-    @field_validator("api_concurrency", mode="before")
+    @field_validator("api_concurrency", "push_url", "push_callback_url", mode="before")
     @classmethod
     def _empty_is_none(cls, value: object) -> object:
         """The template passes `ApiReservedConcurrency` as it is, and empty there means no cap."""
         return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("push_url")
+    @classmethod
+    def _a_websocket_url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("wss://", "ws://")):
+            raise ValueError("the push URL is a WebSocket URL: wss://… (ws:// on loopback)")
+        return value.rstrip("/") if value else value
+
+    @property
+    def push_endpoint(self) -> str | None:
+        """The `@connections` API's base URL: the callback URL, else the push URL's own host and stage over https."""
+        if self.push_callback_url:
+            return self.push_callback_url.rstrip("/")
+        if self.push_url and self.push_url.startswith("wss://"):
+            return "https://" + self.push_url.removeprefix("wss://")
+        return None
 
     @property
     def account_waits_cap(self) -> int:

@@ -7,6 +7,7 @@ from functools import cached_property
 from typing import Any
 
 from agent_workspace.config import Settings
+from agent_workspace.domain.errors import Unavailable
 from agent_workspace.store.accounts import AccountStore
 from agent_workspace.store.agent_briefs import AgentBriefStore
 from agent_workspace.store.agent_memory import AgentMemoryStore
@@ -21,6 +22,7 @@ from agent_workspace.store.memory import MemoryStore
 from agent_workspace.store.notifications import Mailer, NotificationStore, PushSubscriptions, StackSecret
 from agent_workspace.store.oauth import OAuthStore
 from agent_workspace.store.pano import PanoStore
+from agent_workspace.store.push import ConnectionPoster, PushStore
 from agent_workspace.store.queue import EventQueue
 from agent_workspace.store.schedules import ScheduleStore, ScheduleTarget
 from agent_workspace.store.site_tools import SiteToolStore
@@ -135,6 +137,18 @@ class Runtime:
     @cached_property
     def push_subscriptions(self) -> PushSubscriptions:
         return PushSubscriptions(self.clients.dynamodb, self.settings.table_name)
+
+    @cached_property
+    def push(self) -> PushStore:
+        return PushStore(self.clients.dynamodb, self.settings.table_name)
+
+    @cached_property
+    def push_poster(self) -> ConnectionPoster:
+        """Posts to the WebSocket API's connections (the events function); tests hand in their own."""
+        endpoint = self.settings.push_endpoint
+        if endpoint is None and self.settings.aws_endpoint_url is None:
+            raise Unavailable("push is not configured: no WebSocket API to post to (WORKSPACE_PUSH_URL)")
+        return ConnectionPoster(self.clients.connections(endpoint or ""))
 
     @cached_property
     def oauth(self) -> OAuthStore:

@@ -20,6 +20,7 @@ from agent_workspace.api import (
     notifications,
     oauth_consent,
     pano,
+    push,
     skills,
     tasks,
     workspaces,
@@ -76,6 +77,7 @@ def create_app(runtime: Runtime) -> FastAPI:
     app.include_router(board.router)
     app.include_router(board_tasks.router)
     app.include_router(bridge.router)
+    app.include_router(push.router)
     app.include_router(notifications.router)
     app.include_router(oauth_consent.router)
     app.include_router(console.router)

@@ -21,8 +21,9 @@ def bearer_token(headers: Headers) -> str | None:
     return token if scheme.lower() == "bearer" and token else None
 
 
-def authenticate(runtime: Runtime, headers: Headers, kind: TokenKind) -> Principal:
-    """The principal behind the request's token, which must be of `kind`."""
+def authenticate(runtime: Runtime, headers: Headers, kind: TokenKind | None) -> Principal:
+    """The principal behind the request's token, which must be of `kind` (None: either kind, for a route that
+    checks what each kind may do itself)."""
     token = bearer_token(headers)
     if token is None:
         raise Unauthorized("missing bearer token: send Authorization: Bearer <token>")
@@ -35,10 +36,18 @@ def authenticate(runtime: Runtime, headers: Headers, kind: TokenKind) -> Princip
         raise
     if principal is None:
         raise Unauthorized("unknown or revoked token")
-    if principal.kind is not kind:
+    if kind is not None and principal.kind is not kind:
         needed = "an agent token (MCP)" if kind is TokenKind.AGENT else "a human token (REST API)"
         raise Forbidden(f"this endpoint needs {needed}")
     return principal
+
+
+def presented_token_hash(headers: Headers) -> str:
+    """The hash of the bearer token a request authenticated with (how the token item is keyed): what a push ticket
+    is bound to, so the socket it opens checks that very token is still live."""
+    token = bearer_token(headers)
+    assert token is not None, "called after authenticate()"
+    return hash_token(token)
 
 
 def base_url(runtime: Runtime, connection: HTTPConnection) -> str:

@@ -28,6 +28,9 @@ DEFAULT_COLUMN: dict[str, str] = {
     "rejected": "rejected",
 }
 PLANNING_COLUMNS = ("triage", "backlog", "ready")  # where `update_task` may move a task
+# The columns whose tasks wait on the human: the console's inbox ("needs you") lists them, so a task moving into or
+# out of one (or archived in one) changes the inbox.
+NEEDS_YOU_COLUMNS = ("blocked", "triage", "in_review")
 Complexity = Literal["trivial", "small", "medium", "large", "unknown"]
 Priority = Literal["urgent", "high", "medium", "low", "none"]
 COMPLEXITY: tuple[str, ...] = get_args(Complexity)
@@ -35,6 +38,14 @@ PRIORITIES: tuple[str, ...] = get_args(Priority)
 LINK_TYPES = ("blocks", "relates_to", "duplicate_of")
 # How each link reads from the other task: A blocks B shows on B as blocked_by A.
 INVERSE_LINK = {"blocks": "blocked_by", "relates_to": "relates_to", "duplicate_of": "duplicated_by"}
+
+
+def changes_the_inbox(before: str, after: str, archived: bool = False) -> bool:
+    """Whether a task's move from column `before` to `after` changes the console's inbox: into or out of a column that
+    waits on the human, or `archived` in one (the inbox lists no archived task)."""
+    if archived:
+        return before in NEEDS_YOU_COLUMNS
+    return before != after and bool({before, after} & set(NEEDS_YOU_COLUMNS))
 
 
 def column_of(status: str, stored: str | None) -> str:

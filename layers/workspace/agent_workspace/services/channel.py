@@ -23,6 +23,7 @@ from agent_workspace.domain.text import check_plain, echo
 from agent_workspace.observability import count, logger
 from agent_workspace.runtime import Runtime
 from agent_workspace.services import notifications, waits
+from agent_workspace.services.push import channel_event, console_changed
 
 _INTERVALS = (1.0, 2.0, 4.0)
 
@@ -40,6 +41,8 @@ def push(rt: Runtime, workspace_id: str, kind: str, task_id: str | None, content
         count("ChannelEventPushed")
     except WorkspaceError as error:
         logger.warning("channel event not pushed", extra={"kind": kind, "error": error.message})
+        return
+    channel_event(rt, workspace_id, event)
 
 
 def task_pushed(rt: Runtime, workspace_id: str, kind: str, task: Any) -> None:
@@ -95,6 +98,7 @@ def ask_permission(
                                   task_id=task_id, token_id=actor.token_id)  # fmt: skip
     rt.channel.ask(actor.workspace_id, question, int(expires.timestamp()) + 3600)
     count("ChannelPermissionAsked")
+    console_changed(rt, actor.workspace_id, task_id)
     notifications.notify(rt, "toolApproval", actor.account_id, actor.workspace_id, task_id, question_id)
     return {"id": question_id, "status": "pending"}, False
 
@@ -124,6 +128,8 @@ def decide(rt: Runtime, workspace_id: str, question_id: str, decision: str) -> d
     rule = question.tool_name if decision == "always" else None
     rt.channel.decide(workspace_id, question, status, iso(now), event, rule, expires)
     count("ChannelPermissionDecided")
+    channel_event(rt, workspace_id, event)
+    console_changed(rt, workspace_id, question.task_id)
     return replace(question, status=status, decided_at=iso(now)).public(iso(now)) | {"decision": decision}
 
 

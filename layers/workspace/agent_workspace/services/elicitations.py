@@ -31,7 +31,7 @@ from agent_workspace.domain.tasks import Message, check_text, existing_id
 from agent_workspace.domain.text import echo
 from agent_workspace.observability import count
 from agent_workspace.runtime import Runtime
-from agent_workspace.services import channel, notifications
+from agent_workspace.services import channel, notifications, push
 
 _FIRST_POLL = 0.25
 _MAX_POLL = 3.0
@@ -84,6 +84,7 @@ def ask(
     rt.elicitations.create(elicitation, question)
     count("ElicitationAsked")
     notifications.notify(rt, "question", actor.account_id, actor.workspace_id, task_id, elicitation.id)
+    push.console_changed(rt, actor.workspace_id, task_id)
     return elicitation
 
 
@@ -146,6 +147,7 @@ def answer(rt: Runtime, workspace_id: str, elicitation_id: str, action: str, con
     rt.elicitations.answer(elicitation, reply, iso(now), line)
     count("ElicitationAnswered")
     channel.push(rt, workspace_id, "answer", elicitation.task_id, line.text, question=elicitation.id)
+    push.console_changed(rt, workspace_id, elicitation.task_id)
     return {"id": elicitation.id, "taskId": elicitation.task_id, "answer": reply}
 
 

@@ -43,7 +43,7 @@ from agent_workspace.domain.tasks import Message
 from agent_workspace.domain.text import echo
 from agent_workspace.observability import count
 from agent_workspace.runtime import Runtime
-from agent_workspace.services import notifications, waits
+from agent_workspace.services import notifications, push, waits
 
 _FIRST_POLL = 0.2
 _MAX_POLL = 1.0
@@ -185,8 +185,10 @@ def start_call(rt: Runtime, actor: Actor, task_id: str, site: str, tool: str, ar
         )
     rt.site_tools.create_call(call, line)
     count("SiteCallStarted")
+    push.site_call(rt, call)  # the browser runs it now, or shows it waiting for the human
     if not allowed:
         notifications.notify(rt, "siteCall", actor.account_id, actor.workspace_id, task_id, call.id)
+        push.console_changed(rt, actor.workspace_id, task_id)
     return call
 
 
@@ -263,6 +265,8 @@ def decide(rt: Runtime, account_id: str, workspace_id: str, call_id: str, decisi
     if not rt.site_tools.move(call, moved, extra):
         raise Conflict(f"call {call_id} changed meanwhile; read it again")
     count("SiteCallDecided")
+    push.site_call(rt, moved)
+    push.console_changed(rt, workspace_id, call.task_id)
     return moved
 
 

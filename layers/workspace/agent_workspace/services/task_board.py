@@ -17,11 +17,13 @@ from agent_workspace.domain.columns import (
     COMPLEXITY,
     INVERSE_LINK,
     LINK_TYPES,
+    NEEDS_YOU_COLUMNS,
     PLANNING_COLUMNS,
     PRIORITIES,
     STATUS_OF,
     Complexity,
     Priority,
+    changes_the_inbox,
 )
 from agent_workspace.domain.errors import Conflict, NotFound, PayloadError, Unavailable
 from agent_workspace.domain.ids import check_id, is_id, new_id
@@ -41,7 +43,7 @@ from agent_workspace.domain.tasks import (
 from agent_workspace.domain.text import echo
 from agent_workspace.observability import count
 from agent_workspace.runtime import Runtime
-from agent_workspace.services import channel, notifications
+from agent_workspace.services import channel, notifications, push
 from agent_workspace.services.agent_mentions import note_mentions
 from agent_workspace.services.tasks import change_status, resolve
 
@@ -330,6 +332,8 @@ def create(rt: Runtime, actor: Actor, title: str, description: str, fields: Fiel
     count("BoardTaskCreated")
     if actor.kind == "human":
         channel.task_pushed(rt, actor.workspace_id, "task", task)
+    if task.board_column in NEEDS_YOU_COLUMNS:  # an agent's proposal waits in triage for the human
+        push.console_changed(rt, actor.workspace_id, task.id)
     return task
 
 
@@ -908,6 +912,9 @@ def _edit(
         except Conflict:
             back_off(attempt)
             continue
+        archived = before.archived is None and after.archived is not None
+        if changes_the_inbox(before.board_column, after.board_column, archived):  # triage, review, archive
+            push.console_changed(rt, actor.workspace_id, task_id)
         return after, unblocked
     raise Unavailable(f"task {task_id} is being changed by others; retry shortly")
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from agent_workspace.domain import paging
 from agent_workspace.domain.clock import iso, parse_iso
+from agent_workspace.domain.columns import changes_the_inbox
 from agent_workspace.domain.cron import first_fire, validate_cron
 from agent_workspace.domain.errors import Conflict, NotFound, PayloadError
 from agent_workspace.domain.ids import check_id, is_id, new_id
@@ -33,7 +34,7 @@ from agent_workspace.domain.tasks import (
 from agent_workspace.domain.text import echo
 from agent_workspace.observability import count
 from agent_workspace.runtime import Runtime
-from agent_workspace.services import channel, events, notifications, schedules
+from agent_workspace.services import channel, events, notifications, push, schedules
 from agent_workspace.services.agent_mentions import note_mentions
 from agent_workspace.store.blobs import attachment_key, expires
 
@@ -229,7 +230,7 @@ def change_status(
     now = iso(rt.clock())
     entry = Entry(new_id(), now, actor.kind, what, actor.token_id, text, {"status": status, **(details or {})})
     publication = events.CompletionPublication(rt, actor.account_id, now)
-    task, old, unblocked = rt.tasks.set_status(
+    task, before, unblocked = rt.tasks.set_status(
         actor.account_id,
         actor.workspace_id,
         task_id,
@@ -243,8 +244,11 @@ def change_status(
         check,
         comments=comments,
     )
+    old = before.status
     if old != status:
         count(f"TaskStatus{status.capitalize()}")
+    if changes_the_inbox(before.board_column, task.board_column):
+        push.console_changed(rt, actor.workspace_id, task.id)
     if actor.kind != "human" and status == "blocked" and old != "blocked":
         notifications.notify(rt, "blocker", actor.account_id, actor.workspace_id, task.id, f"{task.id}#{now}")
     if actor.kind == "human" and old in ("completed", "rejected") and status in ("notstarted", "ongoing"):

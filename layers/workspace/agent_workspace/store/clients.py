@@ -2,7 +2,7 @@
 
 Every request needs DynamoDB (its token lookup), so building that client at init moves ~0.4 s out of the
 first request and, under SnapStart, into the snapshot. Building a client makes no connection, so nothing
-stale is captured. S3, SQS and Scheduler wait until a request needs them.
+stale is captured. S3, SQS, Scheduler and the WebSocket API's connections wait until a request needs them.
 """
 
 import threading
@@ -25,6 +25,11 @@ _CONFIG = Config(
 S3_SIGNATURE = "s3v4"
 
 
+# Posting a push is a hint sent while the events function holds a batch: a stalled connection is given up quickly
+# (the client catches up from its cursor) instead of holding the other messages.
+_PUSH_CONFIG = _CONFIG.merge(Config(retries={"mode": "standard", "max_attempts": 2}, connect_timeout=2, read_timeout=3))
+
+
 def s3_config(endpoint_url: str | None) -> Config:
     addressing = "path" if endpoint_url else "virtual"
     return _CONFIG.merge(Config(signature_version=S3_SIGNATURE, s3={"addressing_style": addressing}))
@@ -40,10 +45,12 @@ class AwsClients:
         self._session = boto3.session.Session()
         self._lock = threading.Lock()  # a boto3 Session is not safe to make clients from two threads at once
 
-    def _client(self, service: str, config: Config = _CONFIG) -> Any:
+    def _client(self, service: str, config: Config = _CONFIG, endpoint_url: str | None = None) -> Any:
+        """A client of `service`; at the local endpoint when there is one (every AWS call goes there), else at
+        `endpoint_url` (a service with an endpoint of its own, the WebSocket API's) or the region's."""
         with self._lock:
             return self._session.client(
-                service, region_name=self._region, endpoint_url=self._endpoint_url, config=config
+                service, region_name=self._region, endpoint_url=self._endpoint_url or endpoint_url, config=config
             )
 
     @cached_property
@@ -69,3 +76,8 @@ class AwsClients:
     @cached_property
     def secretsmanager(self) -> Any:
         return self._client("secretsmanager")
+
+    def connections(self, callback_url: str) -> Any:
+        """The WebSocket API's connection API (`@connections`) at its callback URL, `https://<api>.execute-api.
+        <region>.amazonaws.com/<stage>`; locally the moto server, like every other AWS call."""
+        return self._client("apigatewaymanagementapi", _PUSH_CONFIG, callback_url)

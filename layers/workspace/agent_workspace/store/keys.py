@@ -518,3 +518,39 @@ def grant_prefix(workspace_id: str) -> str:
 
 def grant_sk(workspace_id: str, grant_id: str) -> str:
     return f"{grant_prefix(workspace_id)}{grant_id}"
+
+
+# -- WebSocket push (`store.push`, issue 36): tickets, connections and who listens to what ------------------------
+
+
+def push_ticket_pk(ticket_hash: str) -> str:
+    """A ticket to open one socket, by its hash: spent by the `$connect` that uses it (one conditional delete)."""
+    return f"PUSHTICKET#{ticket_hash}"
+
+
+PUSH_SK = "PUSH"
+
+
+def push_rate_pk(token_id: str) -> str:
+    """A token's count of tickets minted, one item per minute (the sort key), expiring after it."""
+    return f"PUSHRATE#{token_id}"
+
+
+def push_connection_pk(connection_id: str) -> str:
+    """One open socket, by API Gateway's connection id: what `$disconnect` finds its listener by."""
+    return f"PUSHCONN#{connection_id}"
+
+
+def push_listeners_pk(topic: str, scope: str) -> str:
+    """Every socket hearing one topic of one scope (`PUSH#channel#<workspaceId>`, `PUSH#bridge#<accountId>`,
+    `PUSH#console#<workspaceId>`): the sender's one Query."""
+    return f"PUSH#{topic}#{scope}"
+
+
+def push_listener_sk(connection_id: str) -> str:
+    return f"CONN#{connection_id}"
+
+
+# The partitions the push function reads and writes, and nothing else (its role's dynamodb:LeadingKeys condition):
+# tickets it spends, connections and listeners it records, and the minting token it checks is still live.
+PUSH_FUNCTION_PARTITIONS = ("PUSHTICKET#", "PUSHCONN#", "PUSH#", "TOKEN#")

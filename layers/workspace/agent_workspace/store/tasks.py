@@ -123,8 +123,9 @@ class TaskStore:
         entries: tuple[Entry, ...] = (),
         check: Callable[[Task], None] | None = None,
         comments: Callable[[Task], tuple[Entry, ...]] | None = None,
-    ) -> tuple[Task, str, list[Task]]:
-        """Move a task to `status`, keep the change in its history and the counts in step.
+    ) -> tuple[Task, Task, list[Task]]:
+        """Move a task to `status`, keep the change in its history and the counts in step; returns the task as
+        changed, as it was read before the change (its old status and column), and the tasks it unblocked.
 
         Conditional on the status read just before, so two concurrent changes never both apply to the
         same old status; the loser re-reads and applies on top, never overwriting silently. Completing
@@ -156,8 +157,8 @@ class TaskStore:
                     if released is None:  # claimed anew meanwhile: read it again
                         back_off(attempt)
                         continue
-                    return released, status, []
-                return current, status, []  # not a change: nothing to record
+                    return released, current, []
+                return current, current, []  # not a change: nothing to record
             # Never before the change it follows: this attempt may have lost to a later one, and another
             # instance's clock may run a little ahead of ours; the history stays in order either way.
             at = max(now, current.history[-1]["at"]) if current.history else now
@@ -215,7 +216,7 @@ class TaskStore:
                 questions=() if status != "blocked" else moved.questions,
                 event_publication_id=publication_id or current.event_publication_id,
             )
-            return changed, current.status, [after for _, after in unblocked if not after.waiting_on]
+            return changed, current, [after for _, after in unblocked if not after.waiting_on]
         raise Unavailable(f"task {task_id} is being changed by others; retry shortly")
 
     def _release_claim(self, workspace_id: str, current: Task, now: str) -> Task | None:

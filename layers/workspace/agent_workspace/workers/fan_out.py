@@ -1,5 +1,5 @@
-"""The events queue's consumer: each message is one publication to turn into trigger tasks, or a notification
-to send (`"type": "notify"`, decision 0010).
+"""The events queue's consumer: each message is one publication to turn into trigger tasks, a notification
+to send (`"type": "notify"`, decision 0010), or a push to post to the sockets that hear it (`"type": "push"`).
 
 Powertools' BatchProcessor reports the messages that failed (ReportBatchItemFailures), so a
 poisoned message is retried, and finally dead-lettered, on its own while the rest of its batch
@@ -15,7 +15,7 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from agent_workspace.observability import logger
 from agent_workspace.runtime import Runtime
-from agent_workspace.services import events, notifications
+from agent_workspace.services import events, notifications, push
 
 
 def handle(event: dict[str, Any], context: Any, runtime: Runtime) -> PartialItemFailureResponse:
@@ -37,4 +37,6 @@ def deliver_message(runtime: Runtime, message: Any) -> int:
     """One message of the events queue, by its type; a publication's message has none (it came first)."""
     if isinstance(message, dict) and message.get("type") == "notify":
         return notifications.deliver(runtime, message)
+    if isinstance(message, dict) and message.get("type") == "push":
+        return push.deliver(runtime, message)
     return events.deliver(runtime, message)
