@@ -22,7 +22,7 @@ export function questionCard(question, options) {
   const answer = (body) =>
     decide(card, {
       onFailed: (error) => focusNamed(error, /content\.([^\s:]+)/, (name) =>
-        card.querySelector(`[name="${CSS.escape(name)}"]`)),
+        card.querySelector(`[data-field="${CSS.escape(name)}"]`)),
       kind: "questions",
       id: question.id,
       path: `/elicitations/${seg(question.id)}/answer`,
