@@ -82,7 +82,9 @@ export async function learnTitles(taskIds, current) {
   await Promise.all(
     unknown.map((id) => {
       if (!lookups.has(id)) {
-        const lookup = api("GET", ws(`/tasks/${seg(id)}?limit=1`))
+        // Inside the promise: an id no address can carry ("..") fails like a refused lookup, not the caller.
+        const lookup = Promise.resolve()
+          .then(() => api("GET", ws(`/tasks/${seg(id)}?limit=1`)))
           .then((task) => current() && learnTask(task))
           .catch(() => {})
           .finally(() => lookups.delete(id));

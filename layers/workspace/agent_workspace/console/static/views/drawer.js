@@ -110,12 +110,19 @@ export const drawer = {
     const { ref, generation } = state;
     if (ref === null) return;
     const still = () => current() && state.generation === generation;
+    let task;
+    try {
+      task = seg(ref);
+    } catch (error) {
+      if (still()) leave(error); // "." or "..": no address can name it, so no task is open there
+      return;
+    }
     let detail;
     let first;
     try {
       [detail, first] = await Promise.all([
-        store.api("GET", store.ws(`/board/tasks/${seg(ref)}`)),
-        store.api("GET", store.ws(`/tasks/${seg(ref)}?limit=${PAGE}`)),
+        store.api("GET", store.ws(`/board/tasks/${task}`)),
+        store.api("GET", store.ws(`/tasks/${task}?limit=${PAGE}`)),
       ]);
     } catch (error) {
       if (still() && gone(error)) return;
@@ -170,9 +177,14 @@ function clearParts() {
 /** A task that is gone (or never was): close and say why. */
 function gone(error) {
   if (!(error instanceof ApiError) || error.status !== 404) return false;
+  leave(error);
+  return true;
+}
+
+/** The task cannot be opened: said, and the drawer closes (the address goes back to the view under it). */
+function leave(error) {
   showError(error, "Opening the task failed");
   router.go({ view: currentView() }, { replace: true });
-  return true;
 }
 
 function show(detail, messages) {

@@ -34,7 +34,7 @@ export function siteCallCard(call, options) {
         decide(card, {
           kind: "siteCalls",
           id: call.id,
-          path: `/site-calls/${seg(call.id)}/decision`,
+          path: () => `/site-calls/${seg(call.id)}/decision`,
           body: { decision },
           context: "Deciding the site-tool call failed",
           success: `${said}: ${call.tool} on ${call.site}`,
@@ -72,7 +72,7 @@ export function permissionCard(request, options) {
         decide(card, {
           kind: "permissions",
           id: request.id,
-          path: `/permissions/${seg(request.id)}`,
+          path: () => `/permissions/${seg(request.id)}`,
           body: { decision },
           context: `Answering Claude Code's request to use ${request.toolName} failed`,
           success: `${said}: ${request.toolName}${decision === "always" ? " (in this workspace, from now on)" : ""}`,
@@ -117,7 +117,7 @@ function decideTask(card, kind, task, decision, label, comment, options) {
   decide(card, {
     kind: kind === "triage" ? "triage" : "reviews",
     id: task.id,
-    path: `/board/tasks/${seg(task.id)}/${kind}`,
+    path: () => `/board/tasks/${seg(task.id)}/${kind}`,
     body,
     context: `${label} failed`,
     success: (answer) => {
