@@ -374,6 +374,28 @@ def test_a_reply_being_typed_survives_refresh_rounds(live, seeded, console):
     assert entries(page).first.evaluate("node => node.marked === true")
 
 
+def test_two_quick_ctrl_enter_send_one_reply(live, seeded, console):
+    """Ctrl+Enter submits the form itself, which a disabled Send button does not stop: a second press while the
+    first reply is on its way must not send it again."""
+    page = console
+    with board_api(live, seeded) as http:
+        made = http.post("/board/tasks", json={"title": "Book the venue", "column": "ready"}).json()
+    sign_in_at(page, live, seeded.human_token, f"#/task/{made['identifier']}")
+    expect(entries(page)).to_have_count(1, timeout=WAIT_MS)
+
+    box = drawer(page).get_by_label("Reply", exact=True)
+    box.fill("The hall on the 12th.")
+    box.press("Control+Enter")
+    box.press("Control+Enter")
+    expect(page.get_by_role("status")).to_have_text("Reply sent.", timeout=WAIT_MS)
+    expect(box).to_have_value("")
+    wait_rounds(page, 2)
+    expect(entries(page).filter(has_text="The hall on the 12th.")).to_have_count(1)
+    with board_api(live, seeded) as http:
+        messages = http.get(f"/tasks/{made['id']}").json()["conversation"]["messages"]
+    assert [m["text"] for m in messages] == ["The hall on the 12th."]
+
+
 def test_a_question_is_answered_inside_the_drawer(live, seeded, console):
     page = console
     sign_in(page, live, seeded.human_token)
