@@ -229,6 +229,33 @@ def test_on_a_phone_the_board_is_one_tap_from_any_view(live, seeded, console):
     expect(page.locator("#view-settings")).to_be_hidden()
 
 
+def test_skip_to_content_moves_the_focus_and_stays_on_the_view(live, seeded, console):
+    """The skip link targets #view: it moves the focus there, and no fragment outside the routes ("#/…") takes the
+    human back to the board."""
+    page = console
+    sign_in(page, live, seeded.human_token)
+    page.get_by_role("navigation", name="Views").get_by_role("link", name="Inbox").click()
+    expect(page).to_have_url(re.compile(r"#/inbox$"))
+    inbox = page.locator("#view-inbox")
+    expect(inbox).to_be_visible()
+
+    skip = page.get_by_role("link", name="Skip to content")
+    skip.focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("#view")).to_be_focused()
+    expect(page).to_have_url(re.compile(r"#/inbox$"))
+    expect(inbox).to_be_visible()
+    expect(page.locator("#view-board")).to_be_hidden()
+
+    page.evaluate("location.hash = '#view'")  # an in-page fragment, however it comes: no route change
+    settled(page)
+    expect(inbox).to_be_visible()
+    expect(page.locator("#view-board")).to_be_hidden()
+    expect(page.get_by_role("navigation", name="Views").get_by_role("link", name="Inbox")).to_have_attribute(
+        "aria-current", "page"
+    )
+
+
 def test_markdown_from_agents_renders_safely_and_stays_linear(live, seeded, console):
     page = console
     page.goto(f"{live.url}/")
