@@ -320,6 +320,39 @@ def test_on_a_phone_the_drawer_covers_the_screen(live, seeded, console):
     expect(page).to_have_url(re.compile(r"#/board$"))
 
 
+def test_on_a_phone_the_open_drawer_is_modal(live, seeded, console):
+    """The sheet covers the board: its cards (and the views' navigation) cannot be reached by Tab or j/k under it,
+    and they can again once it is closed, or once the screen is wide enough for the drawer to sit beside them."""
+    page = console
+    page.set_viewport_size({"width": 390, "height": 844})
+    with board_api(live, seeded) as http:
+        made = http.post("/board/tasks", json={"title": "Water the plants", "column": "ready"}).json()
+    sign_in(page, live, seeded.human_token)
+    expect(card(page, "Water the plants")).to_be_visible(timeout=WAIT_MS)
+    focusable = "node => { node.focus(); return document.activeElement === node; }"
+    assert card(page, "Water the plants").evaluate(focusable)
+
+    card(page, "Water the plants").click()
+    title = drawer(page).get_by_role("heading", name="Water the plants", level=2)
+    expect(title).to_be_focused()
+    on_board = page.locator("#view-board").locator(f"[data-key='{made['id']}'] button.card-open")
+    expect(on_board).to_have_count(1)
+    assert not on_board.evaluate(focusable)  # inert under the sheet
+    assert not page.get_by_role("navigation", name="Views").locator("a").first.evaluate(focusable)
+    page.keyboard.press("j")
+    expect(title).to_be_focused()  # the board's j does not reach under the sheet
+    expect(drawer(page)).to_be_visible()
+
+    page.set_viewport_size({"width": 1440, "height": 900})  # the drawer beside the board: not modal
+    assert on_board.evaluate(focusable)
+    page.set_viewport_size({"width": 390, "height": 844})
+    assert not on_board.evaluate(focusable)
+
+    drawer(page).get_by_role("button", name="Close the task").click()
+    expect(drawer(page)).to_be_hidden()
+    expect(card(page, "Water the plants")).to_be_focused()  # back where the human was, reachable again
+
+
 def test_the_timeline_merges_messages_comments_and_activity_in_time_order(live, seeded, console, clock):
     page = console
     with board_api(live, seeded) as http:

@@ -27,6 +27,8 @@ import { clearLinks, linkedTasks, mountLinks, renderLinks } from "./drawer/links
 import { clearSuggestions, mountSuggestionNote, mountSuggestions, renderSuggestions } from "./drawer/suggestions.js";
 
 const PAGE = 200; // messages per conversation read: the most the API gives
+// A phone (css/shell.css): the drawer is a full-screen sheet over the top bar, the view and the navigation.
+const PHONE = window.matchMedia("(max-width: 700px)");
 const TASK_ID = /^[0-9A-Za-z]{11}$/;
 
 let root = null;
@@ -77,6 +79,7 @@ export const drawer = {
     const isOpen = () => state.ref !== null;
     bind("Escape", "Close the open task", dismiss, isOpen);
     bind("r", "Reply in the open task", focusReply, isOpen);
+    PHONE.addEventListener("change", coverUnder); // a phone turned, a window resized: modal only when it covers
   },
 
   open(ref) {
@@ -92,6 +95,7 @@ export const drawer = {
     showLoading(state.taskId ? store.taskTitle(state.taskId) : "", ref);
     root.setAttribute("aria-busy", "true");
     root.hidden = false;
+    coverUnder();
     body.scrollTop = 0;
     focusHeading();
   },
@@ -161,7 +165,18 @@ function forget() {
   state.detail = null;
   state.openedFrom = null;
   root.hidden = true;
+  coverUnder();
   clearParts();
+}
+
+/** On a phone the open drawer covers the screen, so it is modal: what is under it is inert (not focusable, not
+ * clickable, not read), and its own keys (the board's j/k) do not apply. Beside the view it is not modal. */
+function coverUnder() {
+  const covering = state.ref !== null && PHONE.matches;
+  for (const node of [document.querySelector(".topbar"), document.getElementById("view"),
+    document.querySelector(".views-nav")]) {
+    if (node && node.inert !== covering) node.inert = covering;
+  }
 }
 
 function clearParts() {
