@@ -294,6 +294,31 @@ def test_addresses_name_a_view_a_task_or_an_old_task_link(live, console):
     assert page.evaluate(parse, "") == {"view": "board"}
 
 
+def test_a_list_reconciled_with_a_key_twice_leaves_no_ghost(live, console):
+    """core/dom.js reconcile, as the page loads it: a key listed twice shows once (the first item), and the next
+    reconcile, without the duplicate, leaves exactly its items (no node left behind from the duplicate)."""
+    page = console
+    page.goto(f"{live.url}/")
+    shown = page.evaluate(
+        """async () => {
+          const { el, reconcile } = await import('/console/core/dom.js');
+          const list = el('ul');
+          const render = (items) => {
+            const create = (i) => el('li', { text: i.text });
+            reconcile(list, items, (i) => i.id, create, (li, i) => { li.textContent = i.text; });
+            return Array.from(list.children).map((li) => `${li.dataset.key}:${li.textContent}`);
+          };
+          const once = render([{ id: 'a', text: 'first' }, { id: 'a', text: 'second' }, { id: 'b', text: 'b' }]);
+          const after = render([{ id: 'b', text: 'b' }, { id: 'a', text: 'again' }]);
+          // Children that repeat a key (as an older page could leave them): the repeat goes.
+          list.append(el('li', { dataset: { key: 'a' }, text: 'ghost' }));
+          const cleaned = render([{ id: 'a', text: 'a' }]);
+          return { once, after, cleaned };
+        }"""
+    )
+    assert shown == {"once": ["a:first", "b:b"], "after": ["b:b", "a:again"], "cleaned": ["a:a"]}
+
+
 def test_console_modules_are_served_from_their_folders_and_nothing_else_is(live):
     with httpx.Client(base_url=live.url) as client:
         for path in ("/console/app.js", "/console/core/api.js", "/console/css/base.css", "/console/views/board.js"):
