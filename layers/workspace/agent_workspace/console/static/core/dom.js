@@ -44,11 +44,12 @@ export function setAttr(node, name, value) {
   }
 }
 
-/** Replace a node's children only when their text would change (a cheap signature of what they say). */
+/** Replace a node's children only when their text would change (a cheap signature of what they say). `children`
+ * is the new children, or a function building them, called only then (costly ones: rendered markdown). */
 export function replaceIfChanged(node, children, signature) {
   if (node.dataset.sig === signature) return false;
   node.dataset.sig = signature;
-  node.replaceChildren(...children);
+  node.replaceChildren(...(typeof children === "function" ? children() : children));
   return true;
 }
 

@@ -151,10 +151,10 @@ export function triageCard(task, options) {
     const head = [next.identifier, priority, `proposed by ${who(next.createdBy)}`].filter(Boolean).join(" · ");
     replaceIfChanged(meta, [head, " · ", timeEl(next.createdAt)], `${head}|${next.createdAt}`);
     const criteria = Array.isArray(next.criteria) ? next.criteria : [];
-    replaceIfChanged(about, [
+    replaceIfChanged(about, () => [
       next.body ? markdown(next.body) : el("p", { className: "hint", text: "No description." }),
       criteria.length ? criteriaList(criteria, false) : null,
-    ].filter(Boolean), JSON.stringify([next.body, criteria]));
+    ].filter(Boolean), JSON.stringify([next.body, criteria])); // markdown parsed only when the text changed
   };
   update(task);
   return { card, update };
@@ -181,7 +181,7 @@ export function reviewCard(task, options) {
     const at = delivery.at || next.updatedAt;
     replaceIfChanged(meta, [head, " ", timeEl(at)], `${head}|${at}`);
     const criteria = Array.isArray(next.criteria) ? next.criteria : [];
-    replaceIfChanged(about, [
+    replaceIfChanged(about, () => [
       delivery.summary ? markdown(delivery.summary) : el("p", { className: "hint", text: "No summary." }),
       criteria.length ? criteriaList(criteria, true) : null,
     ].filter(Boolean), JSON.stringify([delivery.summary, criteria]));
