@@ -297,6 +297,11 @@ def test_a_deep_link_opens_the_task_after_sign_in_and_esc_closes_it(live, seeded
     expect(page.get_by_role("alert").filter(has_text="Opening the task failed")).to_be_visible(timeout=WAIT_MS)
     expect(drawer(page)).to_be_hidden()
     expect(page).to_have_url(re.compile(r"#/board$"))
+    # Nor can ".." be one: no request is sent to the folder above, and the page says why.
+    page.evaluate("location.hash = '#/task/..'")
+    expect(page.get_by_role("alert").filter(has_text="'..' cannot be named in a URL")).to_be_visible(timeout=WAIT_MS)
+    expect(drawer(page)).to_be_hidden()
+    expect(page).to_have_url(re.compile(r"#/board$"))
 
 
 def test_on_a_phone_the_drawer_covers_the_screen(live, seeded, console):
