@@ -297,6 +297,11 @@ def test_a_deep_link_opens_the_task_after_sign_in_and_esc_closes_it(live, seeded
     expect(page.get_by_role("alert").filter(has_text="Opening the task failed")).to_be_visible(timeout=WAIT_MS)
     expect(drawer(page)).to_be_hidden()
     expect(page).to_have_url(re.compile(r"#/board$"))
+    # Nor can ".." be one: no request is sent to the folder above, and the page says why.
+    page.evaluate("location.hash = '#/task/..'")
+    expect(page.get_by_role("alert").filter(has_text="'..' cannot be named in a URL")).to_be_visible(timeout=WAIT_MS)
+    expect(drawer(page)).to_be_hidden()
+    expect(page).to_have_url(re.compile(r"#/board$"))
 
 
 def test_on_a_phone_the_drawer_covers_the_screen(live, seeded, console):
@@ -318,6 +323,39 @@ def test_on_a_phone_the_drawer_covers_the_screen(live, seeded, console):
     drawer(page).get_by_role("button", name="Close the task").click()
     expect(drawer(page)).to_be_hidden()
     expect(page).to_have_url(re.compile(r"#/board$"))
+
+
+def test_on_a_phone_the_open_drawer_is_modal(live, seeded, console):
+    """The sheet covers the board: its cards (and the views' navigation) cannot be reached by Tab or j/k under it,
+    and they can again once it is closed, or once the screen is wide enough for the drawer to sit beside them."""
+    page = console
+    page.set_viewport_size({"width": 390, "height": 844})
+    with board_api(live, seeded) as http:
+        made = http.post("/board/tasks", json={"title": "Water the plants", "column": "ready"}).json()
+    sign_in(page, live, seeded.human_token)
+    expect(card(page, "Water the plants")).to_be_visible(timeout=WAIT_MS)
+    focusable = "node => { node.focus(); return document.activeElement === node; }"
+    assert card(page, "Water the plants").evaluate(focusable)
+
+    card(page, "Water the plants").click()
+    title = drawer(page).get_by_role("heading", name="Water the plants", level=2)
+    expect(title).to_be_focused()
+    on_board = page.locator("#view-board").locator(f"[data-key='{made['id']}'] button.card-open")
+    expect(on_board).to_have_count(1)
+    assert not on_board.evaluate(focusable)  # inert under the sheet
+    assert not page.get_by_role("navigation", name="Views").locator("a").first.evaluate(focusable)
+    page.keyboard.press("j")
+    expect(title).to_be_focused()  # the board's j does not reach under the sheet
+    expect(drawer(page)).to_be_visible()
+
+    page.set_viewport_size({"width": 1440, "height": 900})  # the drawer beside the board: not modal
+    assert on_board.evaluate(focusable)
+    page.set_viewport_size({"width": 390, "height": 844})
+    assert not on_board.evaluate(focusable)
+
+    drawer(page).get_by_role("button", name="Close the task").click()
+    expect(drawer(page)).to_be_hidden()
+    expect(card(page, "Water the plants")).to_be_focused()  # back where the human was, reachable again
 
 
 def test_the_timeline_merges_messages_comments_and_activity_in_time_order(live, seeded, console, clock):
@@ -372,6 +410,28 @@ def test_a_reply_being_typed_survives_refresh_rounds(live, seeded, console):
     assert box.evaluate("node => [node.selectionStart, node.selectionEnd]") == [0, 6]
     assert first.evaluate("node => node.marked === true")  # the same element: nothing was rebuilt
     assert entries(page).first.evaluate("node => node.marked === true")
+
+
+def test_two_quick_ctrl_enter_send_one_reply(live, seeded, console):
+    """Ctrl+Enter submits the form itself, which a disabled Send button does not stop: a second press while the
+    first reply is on its way must not send it again."""
+    page = console
+    with board_api(live, seeded) as http:
+        made = http.post("/board/tasks", json={"title": "Book the venue", "column": "ready"}).json()
+    sign_in_at(page, live, seeded.human_token, f"#/task/{made['identifier']}")
+    expect(entries(page)).to_have_count(1, timeout=WAIT_MS)
+
+    box = drawer(page).get_by_label("Reply", exact=True)
+    box.fill("The hall on the 12th.")
+    box.press("Control+Enter")
+    box.press("Control+Enter")
+    expect(page.get_by_role("status")).to_have_text("Reply sent.", timeout=WAIT_MS)
+    expect(box).to_have_value("")
+    wait_rounds(page, 2)
+    expect(entries(page).filter(has_text="The hall on the 12th.")).to_have_count(1)
+    with board_api(live, seeded) as http:
+        messages = http.get(f"/tasks/{made['id']}").json()["conversation"]["messages"]
+    assert [m["text"] for m in messages] == ["The hall on the 12th."]
 
 
 def test_a_question_is_answered_inside_the_drawer(live, seeded, console):

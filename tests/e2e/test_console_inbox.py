@@ -137,6 +137,38 @@ def test_a_question_s_pattern_is_checked_by_the_server_not_by_the_page(live, see
     expect(question).to_have_count(0)
 
 
+def test_a_question_whose_fields_are_named_like_the_form_s_methods_is_answered(live, seeded, console):
+    """The agent names the schema's properties: one called like a method of the page's <form> (`addEventListener`,
+    `reportValidity`) must not shadow it, which froze the whole inbox (its list, the count, the tab title)."""
+    page = console
+    open_inbox(page, live, seeded)
+    schema = {
+        "type": "object",
+        "properties": {
+            "addEventListener": {"type": "string", "title": "Listener"},
+            "reportValidity": {"type": "string", "title": "Validity"},
+        },
+        "required": ["addEventListener"],
+    }
+    asking = ask(live.url, seeded.agent_token, "Name the hooks", message="Which hooks?", requestedSchema=schema)
+    question = item(page, "Which hooks?")
+    expect(question).to_be_visible(timeout=WAIT_MS)
+    expect(page).to_have_title("(1) Agent Workspace")
+    expect(page.locator("#inbox-count")).to_have_text("1")
+    submit = question.get_by_role("button", name="Submit answer")
+    submit.click()  # the browser's own check still runs: the required field is said, nothing is sent
+    expect(question.get_by_role("textbox", name="Listener")).to_be_focused()
+    question.get_by_role("textbox", name="Listener").fill("on-click")
+    question.get_by_role("textbox", name="Validity").fill("strict")
+    submit.click()
+
+    _, answer = asking.result()
+    assert answer == {"action": "accept", "content": {"addEventListener": "on-click", "reportValidity": "strict"}}
+    expect(question).to_have_count(0)
+    expect(page).to_have_title("Agent Workspace")
+    expect(page.locator("#inbox-count")).to_have_text("")
+
+
 def test_a_single_choice_is_one_click_and_the_keyboard_gets_there(live, seeded, console):
     page = console
     open_inbox(page, live, seeded)

@@ -50,10 +50,15 @@ def test_the_human_sets_where_and_when_to_hear_and_mutes_a_workspace(live, runti
             "revision": 1,
             "updatedAt": None,
         }
+        # The workspace's own triggers, set over the API, survive muting and unmuting from the console.
+        override = f"/api/workspaces/{seeded.workspace_id}/notifications"
+        assert http.put(override, json={"muted": False, "triggers": ["question"]}).status_code == 200
         form.get_by_label("Mute this workspace").check()
         expect(page.get_by_role("status")).to_contain_text("This workspace is muted.", timeout=WAIT_MS)
-        muted = http.get(f"/api/workspaces/{seeded.workspace_id}/notifications").json()
-        assert muted == {"muted": True, "triggers": None}
+        assert http.get(override).json() == {"muted": True, "triggers": ["question"]}
+        form.get_by_label("Mute this workspace").uncheck()
+        expect(page.get_by_role("status")).to_contain_text("This workspace notifies you again.", timeout=WAIT_MS)
+        assert http.get(override).json() == {"muted": False, "triggers": ["question"]}
 
         form.get_by_role("button", name="Remove the Slack webhook").click()
         expect(form.get_by_text("No Slack webhook is set.")).to_be_visible(timeout=WAIT_MS)

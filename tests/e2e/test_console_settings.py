@@ -174,6 +174,7 @@ def test_agent_tokens_are_minted_shown_once_and_revoked_after_a_question(live, s
     connect.get_by_role("button", name="Mint an agent token").click()
     field = connect.get_by_label("New agent token", exact=True)
     expect(field).to_have_value(re.compile(r"^aw_agent_\S+$"))
+    expect(connect.get_by_role("heading", name=re.compile(r"^The new agent token for “.+”$"))).to_be_visible()
     minted = field.input_value()
     assert json.loads(connect.get_by_label(".mcp.json for the new token").input_value())["mcpServers"][
         "agent-workspace"

@@ -229,6 +229,33 @@ def test_on_a_phone_the_board_is_one_tap_from_any_view(live, seeded, console):
     expect(page.locator("#view-settings")).to_be_hidden()
 
 
+def test_skip_to_content_moves_the_focus_and_stays_on_the_view(live, seeded, console):
+    """The skip link targets #view: it moves the focus there, and no fragment outside the routes ("#/…") takes the
+    human back to the board."""
+    page = console
+    sign_in(page, live, seeded.human_token)
+    page.get_by_role("navigation", name="Views").get_by_role("link", name="Inbox").click()
+    expect(page).to_have_url(re.compile(r"#/inbox$"))
+    inbox = page.locator("#view-inbox")
+    expect(inbox).to_be_visible()
+
+    skip = page.get_by_role("link", name="Skip to content")
+    skip.focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("#view")).to_be_focused()
+    expect(page).to_have_url(re.compile(r"#/inbox$"))
+    expect(inbox).to_be_visible()
+    expect(page.locator("#view-board")).to_be_hidden()
+
+    page.evaluate("location.hash = '#view'")  # an in-page fragment, however it comes: no route change
+    settled(page)
+    expect(inbox).to_be_visible()
+    expect(page.locator("#view-board")).to_be_hidden()
+    expect(page.get_by_role("navigation", name="Views").get_by_role("link", name="Inbox")).to_have_attribute(
+        "aria-current", "page"
+    )
+
+
 def test_markdown_from_agents_renders_safely_and_stays_linear(live, seeded, console):
     page = console
     page.goto(f"{live.url}/")
@@ -265,6 +292,31 @@ def test_addresses_name_a_view_a_task_or_an_old_task_link(live, console):
     assert page.evaluate(parse, "#/workspaces/W1/tasks/abc") == {"view": "task", "id": "abc", "workspaceId": "W1"}
     assert page.evaluate(parse, "#/nowhere") == {"view": "board"}
     assert page.evaluate(parse, "") == {"view": "board"}
+
+
+def test_a_list_reconciled_with_a_key_twice_leaves_no_ghost(live, console):
+    """core/dom.js reconcile, as the page loads it: a key listed twice shows once (the first item), and the next
+    reconcile, without the duplicate, leaves exactly its items (no node left behind from the duplicate)."""
+    page = console
+    page.goto(f"{live.url}/")
+    shown = page.evaluate(
+        """async () => {
+          const { el, reconcile } = await import('/console/core/dom.js');
+          const list = el('ul');
+          const render = (items) => {
+            const create = (i) => el('li', { text: i.text });
+            reconcile(list, items, (i) => i.id, create, (li, i) => { li.textContent = i.text; });
+            return Array.from(list.children).map((li) => `${li.dataset.key}:${li.textContent}`);
+          };
+          const once = render([{ id: 'a', text: 'first' }, { id: 'a', text: 'second' }, { id: 'b', text: 'b' }]);
+          const after = render([{ id: 'b', text: 'b' }, { id: 'a', text: 'again' }]);
+          // Children that repeat a key (as an older page could leave them): the repeat goes.
+          list.append(el('li', { dataset: { key: 'a' }, text: 'ghost' }));
+          const cleaned = render([{ id: 'a', text: 'a' }]);
+          return { once, after, cleaned };
+        }"""
+    )
+    assert shown == {"once": ["a:first", "b:b"], "after": ["b:b", "a:again"], "cleaned": ["a:a"]}
 
 
 def test_console_modules_are_served_from_their_folders_and_nothing_else_is(live):

@@ -58,6 +58,12 @@ export function start(allViews, taskDrawer) {
   $("sign-out").addEventListener("click", () => signOut());
   $("workspace-select").addEventListener("change", (event) => selectWorkspace(event.target.value || null));
   $("shortcuts-button").addEventListener("click", showHelp);
+  // The skip link moves the focus itself: following its "#view" would leave the route's address behind.
+  document.querySelector(".skip").addEventListener("click", (event) => {
+    event.preventDefault();
+    const target = $("app").hidden ? $("token-input") : $("view");
+    target.focus();
+  });
   wireShortcuts();
   bind("g b", "Go to the board", () => router.go({ view: "board" }));
   bind("g i", "Go to the inbox", () => router.go({ view: "inbox" }));

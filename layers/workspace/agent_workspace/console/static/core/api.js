@@ -62,8 +62,11 @@ export async function request(method, path, body, token, { timeoutMs = TIMEOUT_M
   return data;
 }
 
-/** A path segment, percent-encoded; a segment of only dots too, which URL parsers would drop. */
+/** A path segment, percent-encoded. "." and ".." cannot be one: browsers read them, even as "%2E", as the
+ * current and the parent folder (a tool named ".." would turn a DELETE of it into a DELETE of the folder above),
+ * so they throw, and the caller shows the reason where the human acted. */
 export function seg(value) {
   const text = String(value);
-  return text === "." || text === ".." ? text.replaceAll(".", "%2E") : encodeURIComponent(text);
+  if (text === "." || text === "..") throw new Error(`'${text}' cannot be named in a URL`);
+  return encodeURIComponent(text);
 }

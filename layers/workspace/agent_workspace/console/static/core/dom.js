@@ -44,11 +44,12 @@ export function setAttr(node, name, value) {
   }
 }
 
-/** Replace a node's children only when their text would change (a cheap signature of what they say). */
+/** Replace a node's children only when their text would change (a cheap signature of what they say). `children`
+ * is the new children, or a function building them, called only then (costly ones: rendered markdown). */
 export function replaceIfChanged(node, children, signature) {
   if (node.dataset.sig === signature) return false;
   node.dataset.sig = signature;
-  node.replaceChildren(...children);
+  node.replaceChildren(...(typeof children === "function" ? children() : children));
   return true;
 }
 
@@ -57,16 +58,21 @@ let uid = 0;
 export const nextId = (prefix) => `${prefix}-${++uid}`;
 
 /** Keep `container`'s children in step with `items`, by key: new ones created, gone ones removed, kept ones
- * updated in place and moved only when out of order (so focus and selection survive a refresh). */
+ * updated in place and moved only when out of order (so focus and selection survive a refresh). A key listed twice
+ * (the server's data is not ours to trust) shows once, the first item; a child that repeats a key is removed. */
 export function reconcile(container, items, key, create, update) {
   const existing = new Map();
   for (const child of Array.from(container.children)) {
-    if (child.dataset.key !== undefined) existing.set(child.dataset.key, child);
-    else child.remove();
+    const k = child.dataset.key;
+    if (k === undefined || existing.has(k)) child.remove();
+    else existing.set(k, child);
   }
   const wanted = [];
+  const seen = new Set();
   for (const item of items) {
     const k = String(key(item));
+    if (seen.has(k)) continue;
+    seen.add(k);
     let node = existing.get(k);
     if (node) {
       existing.delete(k);

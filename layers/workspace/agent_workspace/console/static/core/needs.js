@@ -1,7 +1,9 @@
 // What waits on the human, read every round while a workspace is chosen: GET …/board/needs-you (questions,
 // blockers, site calls, triage, reviews) and Claude Code's tool permission requests. Kept in the store as
 // `needs`; the top bar counts it, the tab title carries the count, the board marks the cards that ask the
-// human something, the inbox lists it and the drawer decides a task's part of it.
+// human something, the inbox lists it and the drawer decides a task's part of it. The permission requests as
+// read (every status) are kept as `permissions` too: the inbox shows the ones answered last from it, rather
+// than reading …/permissions a second time in the same round.
 
 import * as store from "./store.js";
 
@@ -16,9 +18,8 @@ export async function refreshNeeds(current) {
     store.api("GET", store.ws("/permissions")),
   ]);
   if (!current()) return;
-  const pending = (permissions && Array.isArray(permissions.permissions) ? permissions.permissions : []).filter(
-    (p) => p.status === "pending",
-  );
+  const requests = permissions && Array.isArray(permissions.permissions) ? permissions.permissions : [];
+  const pending = requests.filter((p) => p.status === "pending");
   const read = { ...needs, permissions: pending };
   const listed = new Set();
   const out = {};
@@ -29,6 +30,7 @@ export async function refreshNeeds(current) {
   }
   for (const key of [...decided]) if (!listed.has(key)) decided.delete(key);
   for (const task of [...out.blockers, ...out.triage, ...out.reviews]) store.learnTask(task);
+  store.set("permissions", requests);
   publish(out);
 }
 
@@ -64,5 +66,6 @@ export function asksFor(taskId) {
 
 export function clearNeeds() {
   decided.clear();
+  store.set("permissions", null);
   store.set("needs", null);
 }

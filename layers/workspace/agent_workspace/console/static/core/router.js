@@ -60,7 +60,14 @@ export function onRoute(handler) {
   handlers.add(handler);
 }
 
+/** Whether an address is the router's: a route ("#/…"), or none (Back to the page as first loaded: the board). A
+ * fragment such as "#view" (the skip link, an in-page anchor) is the page's, and changes no route. */
+function isRoute(hash = window.location.hash) {
+  return hash === "" || hash.startsWith("#/");
+}
+
 window.addEventListener("hashchange", () => {
+  if (!isRoute()) return;
   const route = parse();
   for (const handler of handlers) handler(route);
 });

@@ -1,14 +1,15 @@
 // What the console knows, in one place, with events: views read it and subscribe to what they show, so a
 // change (a workspace switched, the inbox read, the server unreachable) reaches every view at once.
 
-import { request, seg } from "./api.js";
+import { ApiError, request, seg } from "./api.js";
 
 const state = {
   token: null, // the human token (sessionStorage keeps it for the tab: session.js)
   workspaces: [],
   workspaceId: null,
   online: true, // false while the last refresh could not reach the server
-  needs: null, // the inbox as last read (data/needs.js), null before the first read
+  needs: null, // the inbox as last read (core/needs.js), null before the first read
+  permissions: null, // GET …/permissions as last read with the inbox (every status), null before the first read
   board: null, // GET /board: policy, labels, projects, epics, the active cycle
   cycles: [],
 };
@@ -55,6 +56,12 @@ export function workspace() {
 const titles = new Map();
 const identifiers = new Map();
 const lookups = new Map();
+// Tasks the server would not name in this workspace (gone, out of reach): not asked again every round, but after
+// MISS_MS (it may be back), and all asked afresh in another workspace. A lookup that could not reach the server is
+// not a miss.
+const MISS_MS = 5 * 60 * 1000;
+const misses = new Map(); // task id -> when its lookup was refused
+on("workspaceId", () => misses.clear());
 
 export function learnTask(task) {
   if (!task || !task.id) return;
@@ -76,15 +83,22 @@ export function taskIdentifier(taskId) {
   return identifiers.get(taskId) || null;
 }
 
-/** Read the titles of tasks not seen yet (one lookup per task at a time); a failed one leaves the id shown. */
+/** Read the titles of tasks not seen yet (one lookup per task at a time); a failed one leaves the id shown, and a
+ * refused one is not asked again for a few minutes. */
 export async function learnTitles(taskIds, current) {
-  const unknown = [...new Set(taskIds.filter(Boolean))].filter((id) => !titles.has(id));
+  const now = Date.now();
+  for (const [id, at] of misses) if (now - at > MISS_MS) misses.delete(id);
+  const unknown = [...new Set(taskIds.filter(Boolean))].filter((id) => !titles.has(id) && !misses.has(id));
   await Promise.all(
     unknown.map((id) => {
       if (!lookups.has(id)) {
-        const lookup = api("GET", ws(`/tasks/${seg(id)}?limit=1`))
+        // Inside the promise: an id no address can carry ("..") fails like a refused lookup, not the caller.
+        const lookup = Promise.resolve()
+          .then(() => api("GET", ws(`/tasks/${seg(id)}?limit=1`)))
           .then((task) => current() && learnTask(task))
-          .catch(() => {})
+          .catch((error) => {
+            if (current() && !(error instanceof ApiError && error.unreachable)) misses.set(id, Date.now());
+          })
           .finally(() => lookups.delete(id));
         lookups.set(id, lookup);
       }
@@ -96,4 +110,5 @@ export async function learnTitles(taskIds, current) {
 export function forgetTasks() {
   titles.clear();
   identifiers.clear();
+  misses.clear();
 }

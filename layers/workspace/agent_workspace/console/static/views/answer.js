@@ -14,8 +14,10 @@
 // question of a blocker...) without touching what the human is typing: reconcile lists by key and call it.
 
 import { el } from "../core/dom.js";
+import { showError } from "../core/feedback.js";
 import { blockerCard, questionCard } from "./answer/questions.js";
 import { permissionCard, reviewCard, siteCallCard, triageCard } from "./answer/approvals.js";
+import { frame } from "./answer/card.js";
 
 export { KIND_TAGS } from "./answer/card.js";
 
@@ -30,17 +32,35 @@ const BUILDERS = {
 
 const updaters = new WeakMap(); // card -> update(item)
 
+const reason = (error) => String((error && error.message) || error);
+
+/** The card for one item, or a small card saying why it cannot be shown: what an agent sent must never throw out
+ * of the inbox's or the drawer's render (a store listener), which would stop the other items and listeners. */
 export function answerFor(kind, item, options = {}) {
   const build = BUILDERS[kind];
   if (!build) return el("article", { className: "answer-card", text: `Unknown kind of ask: ${kind}` });
-  const { card, update } = build(item, options);
+  let built;
+  try {
+    built = build(item, options);
+  } catch (error) {
+    console.warn("An answer card could not be built", kind, item, error); // for whoever debugs the agent
+    built = { card: frame(kind, `This request could not be shown: ${reason(error)}`, options).card, update: null };
+    built.card.classList.add("answer-broken");
+  }
+  const { card, update } = built;
   card.dataset.kind = kind;
   card.dataset.id = item.id;
-  updaters.set(card, update);
+  if (update) updaters.set(card, update);
   return card;
 }
 
+/** Bring a card up to date; a failure is said inside the card, and the rest of the render goes on. */
 export function updateAnswer(card, item) {
   const update = updaters.get(card);
-  if (update) update(item);
+  if (!update) return;
+  try {
+    update(item);
+  } catch (error) {
+    showError(error, "This request could not be brought up to date", card);
+  }
 }

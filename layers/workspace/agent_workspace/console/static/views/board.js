@@ -135,8 +135,9 @@ export const board = {
     router.onRoute(() => markOpen(openRef()));
     bind("/", "Search the board", () => whenShown("search"));
     bind("c", "Create a task", () => whenShown("create"));
-    // j/k are the board's while it is on screen (the inbox binds them too: bind's `when`).
-    const shown = () => onScreen;
+    // j/k are the board's while it is on screen (the inbox binds them too: bind's `when`), and not while the task's
+    // drawer covers it (a phone: views/drawer.js makes what is under it inert).
+    const shown = () => onScreen && !root.closest("[inert]");
     bind("j", "Board: the next card", () => shown() && moveFocus(1), shown);
     bind("k", "Board: the previous card", () => shown() && moveFocus(-1), shown);
     showNoWorkspace();

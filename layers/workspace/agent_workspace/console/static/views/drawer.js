@@ -27,6 +27,8 @@ import { clearLinks, linkedTasks, mountLinks, renderLinks } from "./drawer/links
 import { clearSuggestions, mountSuggestionNote, mountSuggestions, renderSuggestions } from "./drawer/suggestions.js";
 
 const PAGE = 200; // messages per conversation read: the most the API gives
+// A phone (css/shell.css): the drawer is a full-screen sheet over the top bar, the view and the navigation.
+const PHONE = window.matchMedia("(max-width: 700px)");
 const TASK_ID = /^[0-9A-Za-z]{11}$/;
 
 let root = null;
@@ -77,6 +79,7 @@ export const drawer = {
     const isOpen = () => state.ref !== null;
     bind("Escape", "Close the open task", dismiss, isOpen);
     bind("r", "Reply in the open task", focusReply, isOpen);
+    PHONE.addEventListener("change", coverUnder); // a phone turned, a window resized: modal only when it covers
   },
 
   open(ref) {
@@ -92,6 +95,7 @@ export const drawer = {
     showLoading(state.taskId ? store.taskTitle(state.taskId) : "", ref);
     root.setAttribute("aria-busy", "true");
     root.hidden = false;
+    coverUnder();
     body.scrollTop = 0;
     focusHeading();
   },
@@ -110,12 +114,19 @@ export const drawer = {
     const { ref, generation } = state;
     if (ref === null) return;
     const still = () => current() && state.generation === generation;
+    let task;
+    try {
+      task = seg(ref);
+    } catch (error) {
+      if (still()) leave(error); // "." or "..": no address can name it, so no task is open there
+      return;
+    }
     let detail;
     let first;
     try {
       [detail, first] = await Promise.all([
-        store.api("GET", store.ws(`/board/tasks/${seg(ref)}`)),
-        store.api("GET", store.ws(`/tasks/${seg(ref)}?limit=${PAGE}`)),
+        store.api("GET", store.ws(`/board/tasks/${task}`)),
+        store.api("GET", store.ws(`/tasks/${task}?limit=${PAGE}`)),
       ]);
     } catch (error) {
       if (still() && gone(error)) return;
@@ -154,7 +165,18 @@ function forget() {
   state.detail = null;
   state.openedFrom = null;
   root.hidden = true;
+  coverUnder();
   clearParts();
+}
+
+/** On a phone the open drawer covers the screen, so it is modal: what is under it is inert (not focusable, not
+ * clickable, not read), and its own keys (the board's j/k) do not apply. Beside the view it is not modal. */
+function coverUnder() {
+  const covering = state.ref !== null && PHONE.matches;
+  for (const node of [document.querySelector(".topbar"), document.getElementById("view"),
+    document.querySelector(".views-nav")]) {
+    if (node && node.inert !== covering) node.inert = covering;
+  }
 }
 
 function clearParts() {
@@ -170,9 +192,14 @@ function clearParts() {
 /** A task that is gone (or never was): close and say why. */
 function gone(error) {
   if (!(error instanceof ApiError) || error.status !== 404) return false;
+  leave(error);
+  return true;
+}
+
+/** The task cannot be opened: said, and the drawer closes (the address goes back to the view under it). */
+function leave(error) {
   showError(error, "Opening the task failed");
   router.go({ view: currentView() }, { replace: true });
-  return true;
 }
 
 function show(detail, messages) {

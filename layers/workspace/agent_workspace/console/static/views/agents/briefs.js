@@ -7,7 +7,7 @@ import { seg } from "../../core/api.js";
 import { el, fragment, reconcile, setText, setAttr, replaceIfChanged } from "../../core/dom.js";
 import { timeEl } from "../../core/format.js";
 import { done } from "../../core/feedback.js";
-import { attempt, confirming, open, path, refs, refuse, setHidden, still } from "./common.js";
+import { attempt, confirming, dropConfirms, open, path, refs, refuse, setHidden, still } from "./common.js";
 
 const MARKUP = `
 <section class="part" aria-labelledby="agent-briefs-h">
@@ -47,6 +47,7 @@ const MARKUP = `
 
 let ui = null;
 let shown = null; // the brief read below the list
+let opening = 0; // the latest open: an earlier one that answers after it is not shown
 let editing = null; // {name, revision} while the form edits a brief
 
 export const briefsPart = {
@@ -58,8 +59,10 @@ export const briefsPart = {
     ui.form.addEventListener("submit", save);
     ui.edit.addEventListener("click", edit);
     ui.rename.addEventListener("submit", rename);
-    confirming(ui.delete, "Delete this brief, every revision, for everyone?", "Delete brief",
-      "Deleting the brief failed", deleteBrief);
+    // The question names the brief shown when it was asked; it is dropped whenever another brief is shown, so
+    // "Delete brief" deletes the one it named.
+    confirming(ui.delete, () => `Delete brief ${shown ? shown.name : ""}, every revision, for everyone?`,
+      "Delete brief", "Deleting the brief failed", deleteBrief);
     ui.create.addEventListener("toggle", () => {
       if (!ui.create.open && editing) stopEditing();
     });
@@ -68,6 +71,8 @@ export const briefsPart = {
   refresh: (current, id) => refreshBriefs(current, id),
   reset() {
     shown = null;
+    opening += 1;
+    dropConfirms(ui.brief);
     stopEditing();
     ui.create.open = false;
     ui.list.replaceChildren();
@@ -113,9 +118,12 @@ function describe(node, brief, withAuthor = false) {
 
 async function openBrief(name, keepFocus = false) {
   const id = open.id;
+  const mine = ++opening;
+  dropConfirms(ui.brief); // a question about the brief shown so far must not outlive it
   await attempt(`Reading brief ${name} failed`, ui.list.parentElement, null, async () => {
     const brief = await store.api("GET", path(`/briefs/${seg(name)}`));
-    if (open.id !== id) return;
+    if (open.id !== id || mine !== opening) return;
+    dropConfirms(ui.brief); // asked while this one was read: it named the brief shown before
     shown = brief;
     setText(ui.briefHeading, brief.name);
     describe(ui.briefMeta, brief, true);

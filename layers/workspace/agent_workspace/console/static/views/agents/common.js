@@ -76,11 +76,12 @@ export function refuse(reason, context, where, field) {
   field.focus();
 }
 
-/** A destructive button that asks first, in the page (core/confirm.js): the question, then "yes" or "Cancel". */
+/** A destructive button that asks first, in the page (core/confirm.js): the question (text, or a function giving
+ * it at the click, to name what is deleted then), then "yes" or "Cancel". */
 export function confirming(button, question, yes, context, action) {
   button.addEventListener("click", () => {
     askFirst(button, {
-      question,
+      question: typeof question === "function" ? question() : question,
       yes,
       act: async (sure, close, box) => {
         if (await attempt(context, box, sure, action)) close();

@@ -170,9 +170,16 @@ function forget() {
 
 async function refreshAgent(current) {
   const id = open.id;
+  let address;
+  try {
+    address = path();
+  } catch (error) {
+    if (still(id, current)) gone(error); // "." or "..": no address can name it, so no agent is open there
+    return;
+  }
   let agent;
   try {
-    agent = await store.api("GET", path());
+    agent = await store.api("GET", address);
   } catch (error) {
     if (current() && open.id === id && error instanceof ApiError && error.status === 404) {
       gone(error);

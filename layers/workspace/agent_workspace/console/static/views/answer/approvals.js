@@ -34,7 +34,7 @@ export function siteCallCard(call, options) {
         decide(card, {
           kind: "siteCalls",
           id: call.id,
-          path: `/site-calls/${seg(call.id)}/decision`,
+          path: () => `/site-calls/${seg(call.id)}/decision`,
           body: { decision },
           context: "Deciding the site-tool call failed",
           success: `${said}: ${call.tool} on ${call.site}`,
@@ -72,7 +72,7 @@ export function permissionCard(request, options) {
         decide(card, {
           kind: "permissions",
           id: request.id,
-          path: `/permissions/${seg(request.id)}`,
+          path: () => `/permissions/${seg(request.id)}`,
           body: { decision },
           context: `Answering Claude Code's request to use ${request.toolName} failed`,
           success: `${said}: ${request.toolName}${decision === "always" ? " (in this workspace, from now on)" : ""}`,
@@ -117,7 +117,7 @@ function decideTask(card, kind, task, decision, label, comment, options) {
   decide(card, {
     kind: kind === "triage" ? "triage" : "reviews",
     id: task.id,
-    path: `/board/tasks/${seg(task.id)}/${kind}`,
+    path: () => `/board/tasks/${seg(task.id)}/${kind}`,
     body,
     context: `${label} failed`,
     success: (answer) => {
@@ -151,10 +151,10 @@ export function triageCard(task, options) {
     const head = [next.identifier, priority, `proposed by ${who(next.createdBy)}`].filter(Boolean).join(" · ");
     replaceIfChanged(meta, [head, " · ", timeEl(next.createdAt)], `${head}|${next.createdAt}`);
     const criteria = Array.isArray(next.criteria) ? next.criteria : [];
-    replaceIfChanged(about, [
+    replaceIfChanged(about, () => [
       next.body ? markdown(next.body) : el("p", { className: "hint", text: "No description." }),
       criteria.length ? criteriaList(criteria, false) : null,
-    ].filter(Boolean), JSON.stringify([next.body, criteria]));
+    ].filter(Boolean), JSON.stringify([next.body, criteria])); // markdown parsed only when the text changed
   };
   update(task);
   return { card, update };
@@ -181,7 +181,7 @@ export function reviewCard(task, options) {
     const at = delivery.at || next.updatedAt;
     replaceIfChanged(meta, [head, " ", timeEl(at)], `${head}|${at}`);
     const criteria = Array.isArray(next.criteria) ? next.criteria : [];
-    replaceIfChanged(about, [
+    replaceIfChanged(about, () => [
       delivery.summary ? markdown(delivery.summary) : el("p", { className: "hint", text: "No summary." }),
       criteria.length ? criteriaList(criteria, true) : null,
     ].filter(Boolean), JSON.stringify([delivery.summary, criteria]));

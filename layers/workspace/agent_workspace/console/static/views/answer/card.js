@@ -69,12 +69,13 @@ export function buttonRow(choices) {
 }
 
 /**
- * Send one decision from `card`. Its buttons wait while the call runs (a double click is one call). On success
- * the item leaves the inbox at once (markDecided), the human is told (`success`: text, or a function of the
- * server's answer), `onDecided(answer)` hears it and a refresh round starts. On failure the server's reason
- * shows inside the card; when the item is gone (409: answered elsewhere, expired, no longer blocked; 404) the
- * card is about to leave with the refresh it kicks, so the reason goes to a toast that outlives it;
- * otherwise `onFailed(error)` may put the focus on the field the server named.
+ * Send one decision from `card` to `path()` under the workspace (a function, called inside the try: an id that
+ * no address can carry, such as "..", is said in the card like any refusal). Its buttons wait while the call
+ * runs (a double click is one call). On success the item leaves the inbox at once (markDecided), the human is
+ * told (`success`: text, or a function of the server's answer), `onDecided(answer)` hears it and a refresh round
+ * starts. On failure the server's reason shows inside the card; when the item is gone (409: answered elsewhere,
+ * expired, no longer blocked; 404) the card is about to leave with the refresh it kicks, so the reason goes to a
+ * toast that outlives it; otherwise `onFailed(error)` may put the focus on the field the server named.
  */
 export async function decide(card, { kind, id, path, body, method = "POST", context, success, onDecided, onFailed }) {
   if (card.dataset.busy) return null;
@@ -83,7 +84,7 @@ export async function decide(card, { kind, id, path, body, method = "POST", cont
   const buttons = Array.from(card.querySelectorAll("button:not(:disabled)"));
   for (const button of buttons) button.disabled = true;
   try {
-    const answer = await store.api(method, store.ws(path), body);
+    const answer = await store.api(method, store.ws(path()), body);
     clearError(card);
     markDecided(kind, id);
     done(typeof success === "function" ? success(answer) : success);

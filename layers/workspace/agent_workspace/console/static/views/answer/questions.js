@@ -22,10 +22,10 @@ export function questionCard(question, options) {
   const answer = (body) =>
     decide(card, {
       onFailed: (error) => focusNamed(error, /content\.([^\s:]+)/, (name) =>
-        card.querySelector(`[name="${CSS.escape(name)}"]`)),
+        card.querySelector(`[data-field="${CSS.escape(name)}"]`)),
       kind: "questions",
       id: question.id,
-      path: `/elicitations/${seg(question.id)}/answer`,
+      path: () => `/elicitations/${seg(question.id)}/answer`,
       body,
       context: "Answering the question failed",
       success: `${ANSWERED[body.action]}: ${question.message}`,
@@ -160,7 +160,7 @@ function blockerForm(card, task, options) {
     decide(card, {
       kind: "blockers",
       id: task.id,
-      path: `/board/tasks/${seg(task.id)}/unblock`,
+      path: () => `/board/tasks/${seg(task.id)}/unblock`,
       body,
       context: "Unblocking the task failed",
       onFailed: (error) => focusNamed(error, /answers\W?(\d+)/, (index) => fields[Number(index)]),

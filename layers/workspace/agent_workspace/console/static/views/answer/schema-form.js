@@ -107,7 +107,10 @@ export function schemaField(name, property, isRequired) {
     wrap.append(label, input);
     read = () => (input.value === "" && !isRequired ? undefined : input.value);
   }
-  input.name = name;
+  // The property's name is kept as data, never as the control's `name`: a form exposes its named controls as
+  // its own properties, so an agent's property called `reportValidity` or `addEventListener` would shadow the
+  // form's methods and break the card. The answer is read from the readers below, never from the form.
+  input.dataset.field = name;
   if (isRequired && type !== "boolean") input.required = true;
   if (isRequired) input.setAttribute("aria-required", "true");
   if (hint) {

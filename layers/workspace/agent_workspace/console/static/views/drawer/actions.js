@@ -69,7 +69,7 @@ function buildMoves(task) {
     const release = el("button", { type: "button", className: "secondary small", text: "Release" });
     release.setAttribute("aria-describedby", hintId);
     release.addEventListener("click", () =>
-      act("POST", `/board/tasks/${seg(task.id)}/release`, undefined, "Released: back in ready.", "Releasing failed"),
+      act("POST", task.id, "/release", undefined, "Released: back in ready.", "Releasing failed"),
     );
     row.append(release);
     const hint = "Release takes the task back from the agent: it returns to ready.";
@@ -80,7 +80,7 @@ function buildMoves(task) {
     const name = COLUMN_NAMES[to];
     const move = el("button", { type: "button", className: "secondary small", text: `Move to ${name.toLowerCase()}` });
     move.addEventListener("click", () =>
-      act("PATCH", `/board/tasks/${seg(task.id)}`, { column: to }, `Moved to ${name}.`, "Moving the task failed"),
+      act("PATCH", task.id, "", { column: to }, `Moved to ${name}.`, "Moving the task failed"),
     );
     row.append(move);
   }
@@ -120,18 +120,19 @@ function archiveForm(task, toggle) {
       reason.focus();
       return;
     }
-    const path = `/board/tasks/${seg(task.id)}/archive`;
-    act("POST", path, { reason: reason.value }, "Archived: the task left the board.", "Archiving the task failed");
+    const archived = "Archived: the task left the board.";
+    act("POST", task.id, "/archive", { reason: reason.value }, archived, "Archiving the task failed");
   });
   return form;
 }
 
-/** One move: its buttons wait, the drawer shows the result, focus goes to the task's title. */
-async function act(method, path, body, said, context) {
+/** One move (`rest` under the task's board path): its buttons wait, the drawer shows the result, focus goes to
+ * the task's title. */
+async function act(method, taskId, rest, body, said, context) {
   const buttons = Array.from(box.querySelectorAll("button"));
   for (const b of buttons) b.disabled = true;
   try {
-    const task = await store.api(method, store.ws(path), body);
+    const task = await store.api(method, store.ws(`/board/tasks/${seg(taskId)}${rest}`), body);
     clearError(box);
     if (task) {
       store.learnTask(task);

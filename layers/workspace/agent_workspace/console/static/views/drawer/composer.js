@@ -23,6 +23,7 @@ let hint = null;
 let files = null;
 let submit = null;
 let taskId = null;
+let sending = false; // a send in flight: requestSubmit (Ctrl+Enter) ignores the disabled button, this does not
 
 export function mountComposer() {
   form = el("form", { className: "task-composer", noValidate: true, "aria-label": "Write in the task" });
@@ -102,12 +103,13 @@ async function send(event) {
   event.preventDefault();
   const id = taskId;
   const replying = mode() === "reply";
-  if (!id) return;
+  if (!id || sending) return;
   if (!text.value.trim() && !(replying && files.files.length)) {
     showError(new Error(replying ? "write the reply first" : "write the comment first"), MODES[mode()].send, form);
     text.focus();
     return;
   }
+  sending = true;
   submit.disabled = true;
   try {
     if (replying) {
@@ -130,6 +132,7 @@ async function send(event) {
   } catch (error) {
     showError(error, replying ? "Sending the reply failed" : "Posting the comment failed", form);
   } finally {
+    sending = false;
     submit.disabled = false;
   }
 }

@@ -56,11 +56,13 @@ export function clearDescription() {
 
 export function renderDescription(task) {
   const text = task.description !== undefined ? task.description : task.body;
-  if (text) replaceIfChanged(body, [markdown(text)], text);
-  else replaceIfChanged(body, [el("p", { className: "empty", text: "No description." })], "");
+  // Builders, not nodes: markdown is parsed only when the text changed, not every round.
+  if (text) replaceIfChanged(body, () => [markdown(text)], text);
+  else replaceIfChanged(body, () => [el("p", { className: "empty", text: "No description." })], "");
 
   summary.hidden = !task.summary;
-  replaceIfChanged(summary.querySelector("div"), task.summary ? [markdown(task.summary)] : [], task.summary || "");
+  replaceIfChanged(summary.querySelector("div"), () => (task.summary ? [markdown(task.summary)] : []),
+    task.summary || "");
 
   const list = Array.isArray(task.criteria) ? task.criteria : [];
   criteria.hidden = list.length === 0;
@@ -78,7 +80,7 @@ export function renderDescription(task) {
   const signature = given ? `${given.by}|${given.at}` : "";
   replaceIfChanged(meta, given ? [`By ${who(given.by)} · `, timeEl(given.at)] : [], signature);
   const said = given ? given.summary || "" : "";
-  replaceIfChanged(delivery.querySelector("div"), said ? [markdown(said)] : [], said);
+  replaceIfChanged(delivery.querySelector("div"), () => (said ? [markdown(said)] : []), said);
 }
 
 function criterionItem(criterion) {

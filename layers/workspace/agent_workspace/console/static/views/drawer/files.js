@@ -29,7 +29,7 @@ function attachmentItem(taskId, attachment) {
   button.addEventListener("click", async () => {
     button.disabled = true;
     try {
-      // An attachment id is any string: seg() encodes it, a segment of only dots too.
+      // An attachment id is any string: seg() encodes it, and refuses "." and ".." (said in the item, below).
       const path = `/tasks/${seg(taskId)}/attachments/${seg(attachment.id)}?format=url`;
       const found = await store.api("GET", store.ws(path));
       const href = safeHttpUrl(found && found.url);

@@ -82,8 +82,8 @@ function suggestionItem(taskId, suggestion) {
 async function decide(taskId, suggestion, accept, box) {
   const buttons = Array.from(box.querySelectorAll("button"));
   for (const b of buttons) b.disabled = true;
-  const path = `/board/tasks/${seg(taskId)}/suggestions/${seg(suggestion.id)}`;
   try {
+    const path = `/board/tasks/${seg(taskId)}/suggestions/${seg(suggestion.id)}`;
     const task = await store.api(accept ? "POST" : "DELETE", store.ws(accept ? `${path}/accept` : path));
     decided.add(suggestion.id);
     const hadFocus = box.contains(document.activeElement);

@@ -2,6 +2,9 @@
 // (or expired) and the tools always allowed in this workspace, each rule with a Revoke button. The requests
 // still waiting are in the inbox's list itself, decided with the answer component (views/answer.js).
 //
+// The requests come from the store (`permissions`: core/needs.js reads …/permissions every round for the
+// inbox's count, every status), so they are not read twice; only the rules are read here.
+//
 // A request blocks Claude Code until it is answered and expires after 10 minutes; an always-allowed tool is
 // answered by the server at once, until the rule is revoked here.
 
@@ -16,7 +19,7 @@ const RECENT = 5; // answered or expired requests shown
 const STATUS_NAMES = { allowed: "Allowed", denied: "Denied", expired: "Expired", pending: "Pending" };
 
 const ui = {}; // the section's nodes, once mounted
-let read = false; // whether the lists were read since the last reset
+let read = false; // whether the rules were read since the last reset
 
 function markup(headingId) {
   return fragment(`
@@ -43,25 +46,28 @@ export function mount(container) {
   ui.recentEmpty = section.querySelector(".permissions-recent-empty");
   ui.rules = section.querySelector(".permission-rules");
   ui.rulesEmpty = section.querySelector(".permission-rules-empty");
+  store.on("permissions", renderRecent);
+  renderRecent(store.get("permissions"));
 }
 
-/** Read the requests and the rules: in the rounds that do the costly reads (and at once after a decision). */
-export async function refresh(current, full) {
-  if (!ui.section || (read && !full)) return;
-  const [listed, ruled] = await Promise.all([
-    store.api("GET", store.ws("/permissions")),
-    store.api("GET", store.ws("/permission-rules")),
-  ]);
-  if (!current()) return;
-  read = true;
-  const all = Array.isArray(listed && listed.permissions) ? listed.permissions : [];
-  const rules = Array.isArray(ruled && ruled.rules) ? ruled.rules : [];
+/** The requests answered (or expired) last, newest first, from the listing core/needs.js read. */
+function renderRecent(requests) {
+  const all = Array.isArray(requests) ? requests : [];
   const recent = all
     .filter((p) => p.status !== "pending")
     .sort((a, b) => closedAt(b).localeCompare(closedAt(a)))
     .slice(0, RECENT);
   reconcile(ui.recent, recent, (p) => `${p.id}:${p.status}`, recentItem);
   ui.recentEmpty.hidden = recent.length > 0;
+}
+
+/** Read the rules: in the rounds that do the costly reads (and at once after a decision). */
+export async function refresh(current, full) {
+  if (!ui.section || (read && !full)) return;
+  const ruled = await store.api("GET", store.ws("/permission-rules"));
+  if (!current()) return;
+  read = true;
+  const rules = Array.isArray(ruled && ruled.rules) ? ruled.rules : [];
   reconcile(ui.rules, rules, (r) => r.tool, ruleItem);
   ui.rulesEmpty.hidden = rules.length > 0;
 }
@@ -70,9 +76,8 @@ export async function refresh(current, full) {
 export function reset() {
   read = false;
   if (!ui.section) return;
-  ui.recent.replaceChildren();
+  renderRecent(store.get("permissions")); // cleared with the inbox (core/needs.js clearNeeds)
   ui.rules.replaceChildren();
-  ui.recentEmpty.hidden = false;
   ui.rulesEmpty.hidden = false;
   clearError(ui.section);
 }

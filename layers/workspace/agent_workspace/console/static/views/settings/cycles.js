@@ -97,10 +97,21 @@ function renderHeadings() {
   headingsRoot.querySelector(".heading-form").hidden = none;
 }
 
+/** The form's submit button, disabled while its call runs (a second click is not a second call); returns the way
+ * to give it back. */
+function hold(event) {
+  const button = event.submitter || event.target.querySelector("button[type=submit]");
+  button.disabled = true;
+  return () => {
+    button.disabled = false;
+  };
+}
+
 async function setActive(event) {
   event.preventDefault();
   const form = event.target;
   const cycleId = form.querySelector("select").value || null;
+  const release = hold(event);
   try {
     await store.api("PUT", store.ws("/board/cycles/active"), { cycleId });
     activeShown = null;
@@ -109,6 +120,8 @@ async function setActive(event) {
     kick();
   } catch (error) {
     showError(error, "Setting the active cycle failed", form);
+  } finally {
+    release();
   }
 }
 
@@ -118,6 +131,7 @@ async function createCycle(event) {
   const fields = form.elements;
   const body = { title: fields.title.value, goal: fields.goal.value, active: fields.active.checked };
   if (fields.endDate.value) body.endDate = fields.endDate.value;
+  const release = hold(event);
   try {
     const cycle = await store.api("POST", store.ws("/board/cycles"), body);
     form.reset();
@@ -129,6 +143,8 @@ async function createCycle(event) {
     kick();
   } catch (error) {
     showError(error, "Creating the cycle failed", form);
+  } finally {
+    release();
   }
 }
 
@@ -141,6 +157,7 @@ async function rename(event) {
   const title = form.querySelector("#heading-title").value;
   if (!chosen) return showError(new Error("choose a project or an epic first"), "Renaming", form);
   if (!title.trim()) return showError(new Error("type the new title first"), "Renaming", form);
+  const release = hold(event);
   try {
     const body = { title };
     if (chosen.startsWith("projects/")) {
@@ -153,6 +170,8 @@ async function rename(event) {
     kick();
   } catch (error) {
     showError(error, "Renaming failed", form);
+  } finally {
+    release();
   }
 }
 

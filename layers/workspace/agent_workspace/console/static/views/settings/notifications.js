@@ -195,13 +195,22 @@ async function mute(on) {
   const workspace = store.get("workspaceId");
   if (!workspace) return;
   const box = $("notify-mute-row");
+  const checkbox = $("notify-mute");
+  checkbox.disabled = true; // one change at a time: each reads, then writes, the whole override
   try {
-    await store.api("PUT", `/api/workspaces/${seg(workspace)}/notifications`, { muted: on, triggers: null });
+    // PUT replaces the workspace's whole override (api/notifications.py): read it first and send its triggers back
+    // as they are (set over the API, the console does not edit them), so muting changes only `muted`.
+    const path = `/api/workspaces/${seg(workspace)}/notifications`;
+    const override = await store.api("GET", path);
+    const triggers = Array.isArray(override.triggers) ? override.triggers : null;
+    await store.api("PUT", path, { muted: on, triggers });
     clearError(box);
     done(on ? "This workspace is muted." : "This workspace notifies you again.");
   } catch (error) {
-    $("notify-mute").checked = !on;
+    checkbox.checked = !on;
     showError(error, "Muting the workspace failed", box);
+  } finally {
+    checkbox.disabled = false;
   }
 }
 

@@ -123,12 +123,22 @@ function ask(token, name, li, button) {
 }
 
 async function mint(button) {
+  // The workspace of the click: a token is its workspace's, and shown once, so never under another one.
+  const workspaceId = store.get("workspaceId");
+  const title = (store.workspace() || {}).title || workspaceId;
   button.disabled = true;
   try {
     const token = await store.api("POST", store.ws("/tokens"));
+    if (store.get("workspaceId") !== workspaceId) {
+      const name = `Agent token ·${String(token.id).slice(-4)}`;
+      const reason = `${name} was minted in “${title}”, but another workspace was chosen before it arrived, so it is ` +
+        `not shown: revoke it in the Settings of “${title}” and mint a new one there`;
+      showError(new Error(reason), "Minting an agent token", root);
+      return;
+    }
     forget(minted);
     minted = oneTimeToken({
-      heading: "The new agent token",
+      heading: `The new agent token for “${title}”`,
       label: "New agent token",
       snippetLabel: ".mcp.json for the new token",
       token: token.agentToken,
@@ -139,7 +149,7 @@ async function mint(button) {
     });
     button.after(minted); // above the list: the list growing by the new token does not push it away
     clearError(root);
-    announce("An agent token is minted. Copy it now: it is shown once.");
+    announce(`An agent token is minted for “${title}”. Copy it now: it is shown once.`);
     minted.querySelector("h3").focus({ preventScroll: true });
     minted.scrollIntoView({ block: "nearest" });
     kick();
