@@ -22,6 +22,7 @@ from agent_workspace.store.dynamo import (
     key,
     query_prefix,
     to_item,
+    transact_unless_first_refused,
     translating_errors,
 )
 from agent_workspace.store.expressions import EXISTS, NEW_ITEM, Update, only_if, revision_is
@@ -204,14 +205,7 @@ class BoardStore:
                 }
             },
         ]
-        try:
-            with translating_errors():
-                self._db.transact_write_items(TransactItems=items)
-        except Conflict as conflict:
-            if conflict.reasons[:1] == ("ConditionalCheckFailed",):
-                return False
-            raise
-        return True
+        return transact_unless_first_refused(self._db, items)
 
     def _create(
         self,

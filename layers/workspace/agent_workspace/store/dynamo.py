@@ -91,6 +91,19 @@ def translating_errors(
         raise Unavailable(f"the {service} could not be reached; retry shortly") from error
 
 
+def transact_unless_first_refused(dynamodb: Any, items: list[dict[str, Any]]) -> bool:
+    """Run a transaction whose first item's condition is the caller's question (is it still there, is there
+    room): False when that condition failed, True when all was written; any other failure raises."""
+    try:
+        with translating_errors():
+            dynamodb.transact_write_items(TransactItems=items)
+    except Conflict as conflict:
+        if conflict.reasons[:1] == ("ConditionalCheckFailed",):
+            return False
+        raise
+    return True
+
+
 def get_item(dynamodb: Any, table: str, pk: str, sk: str, consistent: bool = True) -> dict[str, Any] | None:
     """One item, deserialised, or None; consistent unless asked otherwise."""
     with translating_errors():

@@ -13,7 +13,16 @@ from agent_workspace.domain.errors import Conflict, NotFound, PayloadError
 from agent_workspace.domain.events import EventDefinition, Publication, Subscription
 from agent_workspace.store import keys
 from agent_workspace.store.cursor import cursor_after, decode_cursor, encode_cursor
-from agent_workspace.store.dynamo import from_item, get_item, key, query_all, query_prefix, to_item, translating_errors
+from agent_workspace.store.dynamo import (
+    from_item,
+    get_item,
+    key,
+    query_all,
+    query_prefix,
+    to_item,
+    transact_unless_first_refused,
+    translating_errors,
+)
 from agent_workspace.store.expressions import EXISTS, NEW_ITEM, Update, only_if
 
 _UNUSED = EXISTS & Attr("subscriptionCount").eq(0)  # a definition no subscription uses
@@ -119,15 +128,8 @@ class EventStore:
             "body": subscription.body,
             "createdAt": subscription.created_at,
         }
-        try:
-            with translating_errors():
-                self._db.transact_write_items(
-                    TransactItems=[self._count(pk, subscription.event_id, 1), self._put(item)]
-                )
-        except Conflict as conflict:
-            if conflict.reasons[:1] == ("ConditionalCheckFailed",):
-                raise NotFound(f"no event {subscription.event_id}") from None
-            raise
+        if not transact_unless_first_refused(self._db, [self._count(pk, subscription.event_id, 1), self._put(item)]):
+            raise NotFound(f"no event {subscription.event_id}")
 
     def get_subscription(self, account_id: str, subscription_id: str) -> Subscription | None:
         item = self._get(keys.account_pk(account_id), keys.subscription_sk(subscription_id))
@@ -170,13 +172,8 @@ class EventStore:
                 **only_if(_subscribed_by(workspace_id)),
             }
         }
-        try:
-            with translating_errors():
-                self._db.transact_write_items(TransactItems=[delete, self._count(pk, subscription.event_id, -1)])
-        except Conflict as conflict:
-            if conflict.reasons[:1] == ("ConditionalCheckFailed",):
-                raise NotFound(f"no subscription {subscription_id} in this workspace") from None
-            raise
+        if not transact_unless_first_refused(self._db, [delete, self._count(pk, subscription.event_id, -1)]):
+            raise NotFound(f"no subscription {subscription_id} in this workspace")
 
     # -- publications --------------------------------------------------------------------------
 

@@ -13,7 +13,15 @@ from botocore.exceptions import ClientError
 
 from agent_workspace.domain.errors import Conflict, Unavailable
 from agent_workspace.store import keys
-from agent_workspace.store.dynamo import UNREACHABLE, batch_get, from_item, key, to_item, translating_errors
+from agent_workspace.store.dynamo import (
+    UNREACHABLE,
+    batch_get,
+    from_item,
+    key,
+    to_item,
+    transact_unless_first_refused,
+    translating_errors,
+)
 from agent_workspace.store.expressions import EXISTS, NEW_ITEM, Update, only_if
 
 
@@ -46,14 +54,7 @@ class PushStore:
             {"Put": {"TableName": self._table, "Item": to_item(
                 {**values, keys.PK: keys.push_ticket_pk(ticket_hash), keys.SK: keys.PUSH_SK}), **only_if(NEW_ITEM)}},
         ]  # fmt: skip
-        try:
-            with translating_errors():
-                self._db.transact_write_items(TransactItems=items)
-        except Conflict as conflict:
-            if conflict.reasons[:1] == ("ConditionalCheckFailed",):
-                return False
-            raise
-        return True
+        return transact_unless_first_refused(self._db, items)
 
     def take_ticket(self, ticket_hash: str, now: int) -> dict[str, Any] | None:
         """Spend a ticket: one conditional delete, so of two `$connect`s with it one gets it and the other None, as
