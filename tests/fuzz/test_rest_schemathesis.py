@@ -23,7 +23,7 @@ from schemathesis.specs.openapi.checks import response_schema_conformance
 
 from agent_workspace.local.stack import Seed
 from agent_workspace.services import accounts
-from tests.support import DOC, EVENT, QUESTION, TASK, LiveServer, furnished_world
+from tests.support import DOC, EVENT, PUSH_URL, QUESTION, TASK, LiveServer, furnished_world
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "15"))
 WAIT_CAP = 0.2  # seconds: GET /api/bridge/calls long-polls for `wait` (up to 25 s) when no call is queued
@@ -40,13 +40,15 @@ class Api:
 def api(moto_endpoint, aws_clients) -> Iterator[Api]:
     # One token sends every request of the run, far more than the default 600 a minute: at that limit most of
     # the run would be answered 429 and test nothing behind the limiter (tests/integration/test_rate_limit.py
-    # covers the limiter itself). The question stays open for the run, so an answer to it can be accepted.
+    # covers the limiter itself). The question stays open for the run, so an answer to it can be accepted. Push
+    # is configured as the template configures it on AWS, so minting a ticket is exercised, not only its 503.
     with furnished_world(
         moto_endpoint,
         aws_clients,
         question_seconds=3600,
         rate_limit_per_minute=1_000_000,
         public_url="http://127.0.0.1",
+        push_url=PUSH_URL,
     ) as world:
         runtime, seeded = world.runtime, world.seeded
         other, _ = accounts.create_workspace(runtime.accounts, seeded.account_id, "Other", "Another workspace.", None)
