@@ -342,15 +342,20 @@ def test_on_a_phone_the_open_drawer_is_modal(live, seeded, console):
     expect(title).to_be_focused()
     on_board = page.locator("#view-board").locator(f"[data-key='{made['id']}'] button.card-open")
     expect(on_board).to_have_count(1)
+    under = page.locator("#view")
+    expect(under).to_have_attribute("inert", "")
     assert not on_board.evaluate(focusable)  # inert under the sheet
     assert not page.get_by_role("navigation", name="Views").locator("a").first.evaluate(focusable)
     page.keyboard.press("j")
     expect(title).to_be_focused()  # the board's j does not reach under the sheet
     expect(drawer(page)).to_be_visible()
 
+    # The media query's change event comes after the resize: wait for it before trying the focus.
     page.set_viewport_size({"width": 1440, "height": 900})  # the drawer beside the board: not modal
+    expect(under).not_to_have_attribute("inert", "")
     assert on_board.evaluate(focusable)
     page.set_viewport_size({"width": 390, "height": 844})
+    expect(under).to_have_attribute("inert", "")
     assert not on_board.evaluate(focusable)
 
     drawer(page).get_by_role("button", name="Close the task").click()
