@@ -73,7 +73,13 @@ def mint_ticket(
             retry_after=max(1, int((window + 1) * 60 - now.timestamp()) + 1),
         )
     count("PushTicketMinted")
-    return {"ticket": ticket, "url": f"{push_url}?ticket={ticket}", "expiresAt": iso(expires)}
+    return {
+        "ticket": ticket,
+        "url": f"{push_url}?ticket={ticket}",
+        "expiresAt": iso(expires),
+        "pingSeconds": rules.PING_SECONDS,
+        "reconnectSeconds": rules.RECONNECT_SECONDS,
+    }
 
 
 def _scope(rt: Runtime, principal: Principal, topic: str, workspace_id: str | None) -> str:
