@@ -138,7 +138,7 @@ async def bridge(url: str, token: str, state: Path, log: TextIO, *options: str) 
     params = StdioServerParameters(
         command=command[0],
         args=[*command[1:], "--url", f"{url}/mcp", "--state", str(state), *options],
-        env={"AGENT_WORKSPACE_TOKEN": token},
+        env={"AGENT_WORKSPACE_TOKEN": token, "PYTHONPATH": str(ROOT / "channel")},  # this checkout's bridge
     )
     heard = Listening()
     transport = stdio_client(params, errlog=log)
@@ -547,10 +547,11 @@ async def test_the_entry_make_serve_prints_starts_the_bridge_as_it_stands(live, 
 
 
 def test_the_channel_package_needs_nothing_of_the_server():
-    """Installable on its own (`pip install ./channel`): the MCP SDK on the server's pin and its HTTP client, no AWS."""
+    """Installable on its own (`pip install ./channel`): the MCP SDK on the server's pin, its HTTP client and a
+    WebSocket client (the push), no AWS."""
     project = tomllib.loads((ROOT / "channel" / "pyproject.toml").read_text())["project"]
     wanted = {(r := Requirement(line)).name: r.specifier for line in project["dependencies"]}
-    assert set(wanted) == {"mcp", "httpx2"}
+    assert set(wanted) == {"mcp", "httpx2", "websockets"}
     server_pins = [
         Requirement(line.split("#")[0]) for line in REQUIREMENTS.read_text().splitlines() if line[:1].isalpha()
     ]
