@@ -100,7 +100,7 @@ class Poller:
             self._state.cursor = None
             return
         if isinstance(error, Refused):
-            logger.error("the workspace refused the event poll (%s): %s", error.status, error.detail)
+            logger.error("the workspace refused the channel (%s): %s", error.status, error.detail)
             await anyio.sleep(REFUSED_SECONDS)
             return
         delay = BACKOFF[min(failures, len(BACKOFF)) - 1]

@@ -16,13 +16,14 @@ import logging
 import random
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import anyio
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus, WebSocketException
 
 from agent_workspace_channel import __version__
-from agent_workspace_channel.poller import REFUSED_SECONDS, Poller
+from agent_workspace_channel.poller import Poller
 from agent_workspace_channel.upstream import Event, NoPush, Refused, Unreachable, Workspace
 
 logger = logging.getLogger(__name__)
@@ -76,7 +77,7 @@ class PushSource:
 
     async def _sockets(self) -> float:
         """Sockets one after another for as long as one can be had; then how long to long-poll before trying again."""
-        failures = 0  # sockets not had, in a row
+        failures = 0  # sockets not had (or not caught up on), in a row
         retry_after: float | None = None
         while True:
             if failures >= self._timing.open_tries:
@@ -84,13 +85,12 @@ class PushSource:
             if failures:
                 await anyio.sleep(max(retry_after or 0.0, self._backoff(failures)))
             try:
-                socket = await self._open(await self._workspace.push_ticket())
+                dropped = await self._serve(await self._open(await self._workspace.push_ticket()))
             except NoPush as error:
                 logger.info("no WebSocket push at this workspace (%s)", error)
                 return min(error.retry_after or self._timing.long_poll_for, NO_PUSH_RETRY_MAX)
-            except Refused as error:  # the token itself: a socket will not cure it, nor will hammering
-                logger.error("the workspace refused a push ticket (%s): %s", error.status, error.detail)
-                await anyio.sleep(REFUSED_SECONDS)
+            except Refused as error:  # the ticket (the token: hammering will not cure it) or the read after it
+                await self._poller.failed(error, 1)
                 continue
             except (Unreachable, NotOpened) as error:
                 failures += 1
@@ -98,8 +98,8 @@ class PushSource:
                 logger.warning("no push socket (%s), try %d of %d", error, failures, self._timing.open_tries)
                 continue
             failures = 0
-            if await self._serve(socket):
-                await anyio.sleep(self._backoff(1))  # dropped: a moment, so a stack shedding sockets is not hammered
+            if dropped:
+                await anyio.sleep(self._backoff(1))  # a moment, so that a stack shedding sockets is not hammered
 
     def _backoff(self, failures: int) -> float:
         """Exponential, capped, and jittered so that many bridges cut at once do not come back at once."""
@@ -122,7 +122,7 @@ class PushSource:
             raise NotOpened(type(error).__name__) from None
 
     async def _serve(self, socket: ClientConnection) -> bool:
-        """Catch up, then relay what the socket hears until it drops (True) or is due for renewal (False)."""
+        """Catch up over REST, then relay what the socket hears until it drops (True) or renewal is due (False)."""
         try:
             await self._poller.catch_up()
             self._now(SOCKET, "pushed by the workspace")
@@ -133,9 +133,6 @@ class PushSource:
         except ConnectionClosed as closed:
             logger.info("push socket closed (%s); reconnecting", closed.rcvd.code if closed.rcvd else "no close frame")
             return True
-        except (Unreachable, Refused) as error:  # the read over REST: the poller's own handling, then a new socket
-            await self._poller.failed(error, 1)
-            return False
         finally:
             await socket.close()
 
@@ -163,26 +160,29 @@ class PushSource:
         return False
 
     async def _heard(self, frame: str | bytes) -> None:
-        try:
-            message = json.loads(frame)
-        except ValueError:
-            message = None
-        kind = message.get("type") if isinstance(message, dict) else None
+        message = _parsed(frame)
+        kind = message.get("type")
         if kind == "event":
-            assert isinstance(message, dict)
             event = _event(message.get("event"))
             if event is not None:
                 await self._poller.pushed(event)
-            await self._poller.catch_up()
+            await self._poller.catch_up()  # the record: moves the cursor, and brings what a lost push did not
         elif kind == "fetch":  # too big for a frame: read it over REST
             await self._poller.catch_up()
         elif kind == "pong":
             self._pong_due = None
         elif kind == "error":
-            assert isinstance(message, dict)
             logger.warning("the push socket answered an error: %.200s", message.get("error"))
         else:
-            logger.debug("push frame ignored: %s", kind)
+            logger.debug("push frame ignored: %.40s", kind)
+
+
+def _parsed(frame: str | bytes) -> dict[str, Any]:
+    try:
+        message = json.loads(frame)
+    except ValueError:
+        return {}
+    return message if isinstance(message, dict) else {}
 
 
 def _event(raw: object) -> Event | None:

@@ -15,7 +15,7 @@ import pytest
 from fakes import Recorder, built, config, until
 from websockets.asyncio.server import ServerConnection, serve
 
-from agent_workspace_channel import push as push_module
+from agent_workspace_channel import poller as poller_module
 from agent_workspace_channel.push import LONG_POLL, SOCKET, PushSource, Timing
 from agent_workspace_channel.state import State
 from agent_workspace_channel.upstream import Event, NoPush, Page, Refused, Unreachable, Workspace
@@ -65,10 +65,13 @@ class Record:
         self.events_stored: list[Event] = []
         self.reads: list[tuple[str | None, int]] = []
         self.tickets: list[Exception] = []  # what the next mints answer, before they mint
+        self.failing_reads: list[Exception] = []  # what the next reads answer
         self.minted = 0
 
     async def events(self, cursor: str | None, wait: int) -> Page:
         self.reads.append((cursor, wait))
+        if self.failing_reads:
+            raise self.failing_reads.pop(0)
         after = [e for e in self.events_stored if cursor is None or e.id > cursor][:2]  # small pages: paging counts
         if not after and wait:
             await anyio.sleep(0.05)  # a long poll that found nothing, shortened
@@ -207,6 +210,16 @@ async def test_a_socket_is_renewed_before_the_gateways_cut_without_pushing_anyth
     assert all(c.close_code == 1000 for c in gateway.connections[:2])  # closed by the bridge, cleanly
 
 
+async def test_a_catch_up_that_fails_is_tried_again_on_a_new_socket(tmp_path: Path, gateway):
+    record = Record(gateway)
+    await publish(record, stored(1), pushed=False)
+    record.failing_reads = [Unreachable("the workspace answered 502")]
+    source, outbox, _ = source_of(tmp_path, record)
+    async with running(source):
+        await until(lambda: source.source == SOCKET and contents(outbox) == ["e01"])
+    assert record.minted == 2 and len(gateway.connections) == 2
+
+
 # -- the long poll instead -----------------------------------------------------------------------------------------
 
 
@@ -254,7 +267,7 @@ async def test_a_busy_ticket_counts_as_a_socket_not_had_and_waits_its_retry_afte
 async def test_a_refused_token_is_not_long_polled_but_asked_again_later_as_the_poll_does(
     tmp_path: Path, gateway, monkeypatch
 ):
-    monkeypatch.setattr(push_module, "REFUSED_SECONDS", 0.2)
+    monkeypatch.setattr(poller_module, "REFUSED_SECONDS", 0.2)
     record = Record(gateway)
     record.tickets = [Refused(401, "bad token"), Refused(401, "bad token")]
     source, _, _ = source_of(tmp_path, record)
