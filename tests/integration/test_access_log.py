@@ -44,7 +44,7 @@ async def test_an_internal_error_on_an_answer_link_logs_its_path_redacted(client
     def broken(*_: object) -> None:
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr("agent_workspace.services.notifications.read_answer_link", broken)
+    monkeypatch.setattr("agent_workspace.services.answer_links.read_answer_link", broken)
     assert (await client.get(f"/answer/{LINK_TOKEN}")).status_code == 500
     failed = [json.loads(line) for line in logged.getvalue().splitlines() if '"request failed"' in line]
     assert [line["path"] for line in failed] == ["/answer/<redacted>"]

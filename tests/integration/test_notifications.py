@@ -314,9 +314,9 @@ def test_bad_settings_are_refused_naming_the_field_and_nothing_changes(runtime, 
 
 def test_a_settings_change_that_lost_a_race_is_refused(runtime, seeded, linked):
     from agent_workspace.domain.errors import Conflict
-    from agent_workspace.services import notifications
+    from agent_workspace.services import notification_settings
 
-    notifications.update(runtime, seeded.account_id, {"email": "a@example.com"})
+    notification_settings.update(runtime, seeded.account_id, {"email": "a@example.com"})
     stored = runtime.notifications.settings(seeded.account_id)
     runtime.notifications.save_settings(seeded.account_id, {"email": "b@example.com"}, stored["revision"])
     with pytest.raises(Conflict, match="changed meanwhile"):

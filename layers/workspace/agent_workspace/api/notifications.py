@@ -17,7 +17,7 @@ from agent_workspace.api.deps import HumanDep, RuntimeDep
 from agent_workspace.api.errors import problem_responses
 from agent_workspace.domain.errors import WorkspaceError
 from agent_workspace.domain.notifications import LINK_MAX, TRIGGERS
-from agent_workspace.services import accounts, notifications, web_push
+from agent_workspace.services import accounts, answer_links, notification_settings, web_push
 
 router = APIRouter(tags=["notifications"], responses=problem_responses(401, 403, 404, 409, 422, 503))
 
@@ -74,25 +74,25 @@ class WorkspaceSettingsOut(BaseModel):
 
 @router.get("/api/notifications", response_model=SettingsOut)
 def get_settings(human: HumanDep, rt: RuntimeDep) -> dict:
-    return notifications.settings_of(rt, human.account_id)
+    return notification_settings.settings_of(rt, human.account_id)
 
 
 @router.patch("/api/notifications", response_model=SettingsOut, responses=problem_responses(429))
 def change_settings(payload: SettingsIn, human: HumanDep, rt: RuntimeDep) -> dict:
     """Where and when the human hears that an agent waits for them."""
-    return notifications.update(rt, human.account_id, _given(payload))
+    return notification_settings.update(rt, human.account_id, _given(payload))
 
 
 @router.get("/api/workspaces/{workspace_id}/notifications", response_model=WorkspaceSettingsOut)
 def get_workspace_settings(workspace_id: str, human: HumanDep, rt: RuntimeDep) -> dict:
     accounts.owned_workspace(rt.accounts, human.account_id, workspace_id)
-    return notifications.workspace_of(rt, human.account_id, workspace_id)
+    return notification_settings.workspace_of(rt, human.account_id, workspace_id)
 
 
 @router.put("/api/workspaces/{workspace_id}/notifications", response_model=WorkspaceSettingsOut)
 def set_workspace_settings(workspace_id: str, payload: WorkspaceSettingsIn, human: HumanDep, rt: RuntimeDep) -> dict:
     accounts.owned_workspace(rt.accounts, human.account_id, workspace_id)
-    return notifications.set_workspace(rt, human.account_id, workspace_id, payload.muted, payload.triggers)
+    return notification_settings.set_workspace(rt, human.account_id, workspace_id, payload.muted, payload.triggers)
 
 
 class PushKeyOut(BaseModel):
@@ -153,7 +153,7 @@ def _given(payload: SettingsIn) -> dict[str, Any]:
 @router.get("/answer/{token}", response_class=HTMLResponse, include_in_schema=False)
 def show_answer_link(token: TokenPath, rt: RuntimeDep) -> HTMLResponse:
     try:
-        found = notifications.read_answer_link(rt, token)
+        found = answer_links.read_answer_link(rt, token)
     except WorkspaceError as error:
         return _page("This link cannot answer", error.message, status=error.http_status)
     if not found["waiting"]:
@@ -168,7 +168,7 @@ def show_answer_link(token: TokenPath, rt: RuntimeDep) -> HTMLResponse:
 @router.post("/answer/{token}", response_class=HTMLResponse, include_in_schema=False)
 def use_answer_link(token: TokenPath, rt: RuntimeDep) -> HTMLResponse:
     try:
-        claims = notifications.use_answer_link(rt, token)
+        claims = answer_links.use_answer_link(rt, token)
     except WorkspaceError as error:
         if error.http_status == 409:
             return _page("Already answered", "This was answered, decided or has expired; nothing more to do.", 409)
@@ -183,7 +183,7 @@ def use_answer_link(token: TokenPath, rt: RuntimeDep) -> HTMLResponse:
 def show_confirmation_link(token: TokenPath, rt: RuntimeDep) -> HTMLResponse:
     """Shows what the link confirms; only its button confirms (mail scanners open links)."""
     try:
-        address = notifications.confirm_email(rt, token, use=False)
+        address = notification_settings.confirm_email(rt, token, use=False)
     except WorkspaceError as error:
         return _page("This link cannot confirm", error.message, status=error.http_status)
     form = f'<form method="post" action="/confirm-email/{escape(token)}"><button type="submit">Confirm</button></form>'
@@ -193,7 +193,7 @@ def show_confirmation_link(token: TokenPath, rt: RuntimeDep) -> HTMLResponse:
 @router.post("/confirm-email/{token}", response_class=HTMLResponse, include_in_schema=False)
 def use_confirmation_link(token: TokenPath, rt: RuntimeDep) -> HTMLResponse:
     try:
-        address = notifications.confirm_email(rt, token, use=True)
+        address = notification_settings.confirm_email(rt, token, use=True)
     except WorkspaceError as error:
         return _page("This link cannot confirm", error.message, status=error.http_status)
     return _page("Confirmed", f"Notifications will be sent to {address}.", 200)

@@ -21,20 +21,20 @@ from agent_workspace.domain.web_push import (
     vapid_key,
 )
 from agent_workspace.runtime import Runtime
-from agent_workspace.services import notifications
+from agent_workspace.services.notification_keys import base_url, enabled, keys
 from agent_workspace.store.notifications import PushGone, post_web_push
 
 
 def push_key(rt: Runtime) -> str:
     """The stack's VAPID public key, the `applicationServerKey` a browser subscribes with."""
-    if not notifications.enabled(rt):
+    if not enabled(rt):
         raise Unavailable("notifications are not set up on this stack: it has no notification secret")
-    return public_key_b64(vapid_key(notifications.keys(rt).vapid))
+    return public_key_b64(vapid_key(keys(rt).vapid))
 
 
 def subscribe(rt: Runtime, account_id: str, endpoint: str, p256dh: str, auth: str) -> dict[str, Any]:
     """Remember one browser's push subscription (again: the same id), at most 10 per account."""
-    if not notifications.enabled(rt):
+    if not enabled(rt):
         raise Unavailable("notifications are not set up on this stack: it has no notification secret")
     check_push_endpoint(endpoint, allow_loopback=rt.settings.aws_endpoint_url is not None)
     check_push_key(p256dh, "keys.p256dh", 65)
@@ -71,10 +71,10 @@ def send(rt: Runtime, subscriptions: list[dict[str, Any]], note: Note) -> None:
     subscription the push service no longer knows is forgotten. Fails if none took it."""
     from py_vapid import Vapid02
 
-    vapid = Vapid02(private_key=vapid_key(notifications.keys(rt).vapid))
+    vapid = Vapid02(private_key=vapid_key(keys(rt).vapid))
     payload = json.dumps({"title": note.subject, "body": note.push, "url": note.url}).encode()
     # RFC 8292's contact for the push service: the stack's https URL, else the sender's address.
-    base = notifications.base_url(rt)
+    base = base_url(rt)
     contact = base if base.startswith("https://") else f"mailto:{rt.settings.notification_sender or 'admin@localhost'}"
     delivered, failures = 0, []
     for subscription in subscriptions:

@@ -15,7 +15,7 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from agent_workspace.observability import logger
 from agent_workspace.runtime import Runtime
-from agent_workspace.services import events, notifications, push
+from agent_workspace.services import events, notification_delivery, push
 
 
 def handle(event: dict[str, Any], context: Any, runtime: Runtime) -> PartialItemFailureResponse:
@@ -36,7 +36,7 @@ def handle(event: dict[str, Any], context: Any, runtime: Runtime) -> PartialItem
 def deliver_message(runtime: Runtime, message: Any) -> int:
     """One message of the events queue, by its type; a publication's message has none (it came first)."""
     if isinstance(message, dict) and message.get("type") == "notify":
-        return notifications.deliver(runtime, message)
+        return notification_delivery.deliver(runtime, message)
     if isinstance(message, dict) and message.get("type") == "push":
         return push.deliver(runtime, message)
     return events.deliver(runtime, message)
