@@ -113,7 +113,7 @@ def local_stack() -> Any:
 
     import uvicorn
 
-    from agent_workspace.api.app import create_app
+    from agent_workspace.app import create_app
     from agent_workspace.local import push_gateway
     from agent_workspace.local.drivers import Drivers
     from agent_workspace.local.stack import MotoServer, local_runtime, seed

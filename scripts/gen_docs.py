@@ -21,7 +21,7 @@ from annotated_types import Ge, Gt, Le, Lt
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
-from agent_workspace.api.app import create_app
+from agent_workspace.app import create_app
 from agent_workspace.config import Settings
 from agent_workspace.local.template import load_template
 from agent_workspace.mcp_server.dispatch import answer_help

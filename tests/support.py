@@ -32,7 +32,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.server.auth.provider import AuthorizationParams
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
-from agent_workspace.api.app import create_app
+from agent_workspace.app import create_app
 from agent_workspace.config import get_settings
 from agent_workspace.domain.models import Actor
 from agent_workspace.domain.tokens import hash_token
@@ -41,11 +41,11 @@ from agent_workspace.local.drivers import Drivers
 from agent_workspace.local.push_gateway import PushGateway
 from agent_workspace.local.stack import Seed, local_runtime, seed
 from agent_workspace.mcp_server.dispatch import ToolOutcome, dispatch
-from agent_workspace.mcp_server.registry import Call
 from agent_workspace.runtime import Runtime
 from agent_workspace.services import elicitations, events, oauth_consent
 from agent_workspace.services.oauth_clients import ClientDirectory
 from agent_workspace.services.oauth_provider import CURRENT, OAuthRequest, WorkspaceOAuthProvider
+from agent_workspace.tool_registry import Call
 from agent_workspace.tools import REGISTRY
 
 ROOT = Path(__file__).resolve().parents[1]

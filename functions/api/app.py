@@ -6,7 +6,7 @@ from mangum.adapter import DEFAULT_TEXT_MIME_TYPES
 from mangum.types import LambdaContext
 
 from agent_workspace import snapstart
-from agent_workspace.api.app import create_app
+from agent_workspace.app import create_app
 from agent_workspace.config import get_settings
 from agent_workspace.observability import logger, metrics, tracer
 from agent_workspace.runtime import Runtime

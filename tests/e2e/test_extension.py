@@ -27,7 +27,7 @@ import pytest
 import uvicorn
 from playwright.sync_api import BrowserContext, Page, Worker, expect
 
-from agent_workspace.api.app import create_app
+from agent_workspace.app import create_app
 from agent_workspace.domain.tokens import TokenKind
 from agent_workspace.local.stack import Seed, local_runtime, seed
 from agent_workspace.runtime import Runtime

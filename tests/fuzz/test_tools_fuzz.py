@@ -30,8 +30,8 @@ from pydantic import BaseModel
 from agent_workspace.domain.text import echo
 from agent_workspace.mcp_server.dispatch import HELP_TOOL, ToolOutcome
 from agent_workspace.mcp_server.legacy import OLD_TOOL_NAMES
-from agent_workspace.mcp_server.registry import Action
 from agent_workspace.mcp_server.surfaces import REFERENCE_TOOL_NAMES
+from agent_workspace.tool_registry import Action
 from agent_workspace.tools import REGISTRY
 from tests.support import DOC, QUESTION, TASK, TASK_PREFIX, TASK_SWAPPED, WORKSPACE, LiveServer
 

@@ -6,7 +6,7 @@ import httpx
 import pytest
 
 from agent_workspace.api.access_log import AccessLog
-from agent_workspace.api.app import create_app
+from agent_workspace.app import create_app
 
 pytestmark = pytest.mark.anyio
 

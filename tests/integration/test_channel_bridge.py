@@ -31,7 +31,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from packaging.requirements import Requirement
 from pydantic import BaseModel, ConfigDict, TypeAdapter
 
-from agent_workspace.api.app import create_app
+from agent_workspace.app import create_app
 from agent_workspace.local.__main__ import _claude_code_setup
 from agent_workspace.runtime import Runtime
 from agent_workspace.services import channel as channel_service

@@ -16,8 +16,8 @@ from agent_workspace.domain.tasks import Message
 from agent_workspace.domain.tokens import hash_token
 from agent_workspace.local.stack import seed
 from agent_workspace.mcp_server.dispatch import dispatch
-from agent_workspace.mcp_server.registry import Call
 from agent_workspace.services import accounts
+from agent_workspace.tool_registry import Call
 from agent_workspace.tools import REGISTRY
 from tests.outbound import SECRET, outbound
 from tests.support import bearer, mcp_client, text_of

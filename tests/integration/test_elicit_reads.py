@@ -17,9 +17,9 @@ import pytest
 from agent_workspace import blocking
 from agent_workspace.domain.tokens import hash_token
 from agent_workspace.mcp_server.dispatch import dispatch
-from agent_workspace.mcp_server.registry import Call
 from agent_workspace.services import elicitations
 from agent_workspace.services.tasks import Actor, NewTask, create_task
+from agent_workspace.tool_registry import Call
 from agent_workspace.tools import REGISTRY
 
 pytestmark = pytest.mark.anyio

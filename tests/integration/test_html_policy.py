@@ -9,8 +9,8 @@ from starlette.responses import HTMLResponse
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
-from agent_workspace.api.app import create_app
 from agent_workspace.api.html_policy import HtmlPolicy
+from agent_workspace.app import create_app
 
 CDN = re.compile(r"cdn\.|jsdelivr|unpkg|cdnjs|googleapis|<script[^>]+src=[\"']?(https?:)?//", re.IGNORECASE)
 

@@ -28,7 +28,7 @@ import pytest
 from fastapi.routing import APIRoute, iter_route_contexts
 from mcp_types.methods import SPEC_CLIENT_METHODS
 
-from agent_workspace.api.app import create_app
+from agent_workspace.app import create_app
 from agent_workspace.config import Settings
 from agent_workspace.domain.clock import iso
 from agent_workspace.domain.errors import WorkspaceError
@@ -38,7 +38,6 @@ from agent_workspace.domain.tasks import Task
 from agent_workspace.domain.tokens import TokenKind, hash_token
 from agent_workspace.local.stack import local_runtime
 from agent_workspace.mcp_server.dispatch import ToolOutcome, dispatch
-from agent_workspace.mcp_server.registry import Call
 from agent_workspace.mcp_server.server import workspace_server
 from agent_workspace.runtime import Runtime
 from agent_workspace.services import (
@@ -63,6 +62,7 @@ from agent_workspace.services.tasks import NewTask
 from agent_workspace.store.clients import AwsClients
 from agent_workspace.store.schedules import schedule_name
 from agent_workspace.store.waits import Lease
+from agent_workspace.tool_registry import Call
 from agent_workspace.tools import REGISTRY
 from agent_workspace.tools.agent import PERSON_ONLY
 from agent_workspace.tools.task import AttachmentIn

@@ -141,7 +141,7 @@ def test_authorization_server_metadata_offers_code_with_s256_public_clients_docu
 def test_the_issuer_is_the_configured_public_url_behind_a_function_url(runtime):
     from fastapi.testclient import TestClient
 
-    from agent_workspace.api.app import create_app
+    from agent_workspace.app import create_app
 
     runtime.settings = runtime.settings.model_copy(update={"public_url": "https://abc.lambda-url.eu-west-1.on.aws/"})
     with TestClient(create_app(runtime)) as client:

@@ -25,9 +25,9 @@ from agent_workspace.domain.site_tools import RESULT_BYTES_MAX, THIRD_PARTY_NOTI
 from agent_workspace.domain.tokens import hash_token
 from agent_workspace.local.stack import seed
 from agent_workspace.mcp_server.dispatch import dispatch
-from agent_workspace.mcp_server.registry import Call
 from agent_workspace.services import accounts
 from agent_workspace.services import site_tools as site_tools_service
+from agent_workspace.tool_registry import Call
 from agent_workspace.tools import REGISTRY
 from tests import support
 from tests.outbound import SECRET, outbound

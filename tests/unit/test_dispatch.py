@@ -13,7 +13,7 @@ from agent_workspace.domain.models import Principal
 from agent_workspace.domain.tokens import TokenKind
 from agent_workspace.mcp_server.dispatch import dispatch
 from agent_workspace.mcp_server.legacy import AGENTRQ_NAMES, OLD_TOOL_NAMES
-from agent_workspace.mcp_server.registry import Action, Call, NoPayload, Payload, Registry, Tool
+from agent_workspace.tool_registry import Action, Call, NoPayload, Payload, Registry, Tool
 
 pytestmark = pytest.mark.anyio
 

@@ -5,7 +5,7 @@ from typing import Literal
 from pydantic import Field
 
 from agent_workspace.mcp_server import help_text
-from agent_workspace.mcp_server.registry import Action, NoPayload, Payload, Tool
+from agent_workspace.tool_registry import Action, NoPayload, Payload, Tool
 
 
 class CreatePayload(Payload):

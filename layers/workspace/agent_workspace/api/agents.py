@@ -7,7 +7,6 @@ from typing import Any, Literal
 from fastapi import APIRouter, Query, Request, status
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent_workspace.api.auth import base_url
 from agent_workspace.api.deps import HumanDep, RuntimeDep
 from agent_workspace.api.errors import problem_responses
 from agent_workspace.domain import agents as rules
@@ -21,6 +20,7 @@ from agent_workspace.services import (
     agent_transfer,
     agents,
 )
+from agent_workspace.web.auth import base_url
 
 router = APIRouter(prefix="/api/agents", tags=["agents"], responses=problem_responses(401, 403, 404, 409, 422, 503))
 

@@ -14,7 +14,6 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, Query, Request, Response, status
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent_workspace.api.auth import authenticate
 from agent_workspace.api.deps import HumanDep, RuntimeDep, human_actor, runtime
 from agent_workspace.api.errors import problem_responses
 from agent_workspace.blocking import invocation_deadline
@@ -26,6 +25,7 @@ from agent_workspace.domain.models import Actor, Principal
 from agent_workspace.domain.tokens import TokenKind
 from agent_workspace.runtime import Runtime
 from agent_workspace.services import channel
+from agent_workspace.web.auth import authenticate
 
 router = APIRouter(tags=["channel"], responses=problem_responses(401, 403, 404, 409, 422, 503))
 

@@ -4,11 +4,11 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
-from agent_workspace.api.auth import authenticate
 from agent_workspace.domain.models import Actor, Principal
 from agent_workspace.domain.tokens import TokenKind
 from agent_workspace.runtime import Runtime
 from agent_workspace.services import accounts
+from agent_workspace.web.auth import authenticate
 
 
 def runtime(request: Request) -> Runtime:

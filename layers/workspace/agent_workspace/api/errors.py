@@ -13,13 +13,13 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException
 
-from agent_workspace.api import asgi_json
 from agent_workspace.api.access_log import loggable_path
-from agent_workspace.api.asgi_json import PROBLEM_JSON
-from agent_workspace.api.auth import error_headers
 from agent_workspace.domain.errors import WorkspaceError, field_path
 from agent_workspace.domain.text import DETAIL_MAX, echo
 from agent_workspace.observability import logger
+from agent_workspace.web import problems
+from agent_workspace.web.auth import error_headers
+from agent_workspace.web.problems import PROBLEM_JSON
 
 PROBLEM_MEDIA_TYPE = PROBLEM_JSON
 _MCP_PATHS = ("/mcp", "/mcp/")
@@ -39,7 +39,7 @@ class ProblemResponse(JSONResponse):
 
 
 def problem(status: int, detail: str, headers: dict[str, str] | None = None) -> ProblemResponse:
-    return ProblemResponse(asgi_json.problem(status, detail), status_code=status, headers=headers)
+    return ProblemResponse(problems.problem(status, detail), status_code=status, headers=headers)
 
 
 def problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
@@ -105,6 +105,6 @@ def _describe(detail: dict[str, Any]) -> str:
 
 def _reason(status: int) -> str:
     try:
-        return asgi_json.reason(status)
+        return problems.reason(status)
     except ValueError:
         return "Error"

@@ -4,7 +4,7 @@ The console keeps the human's token in its tab, on the server's origin: a script
 (a CDN's, one injected into a page) running there could read it. So every `text/html` answer carries
 a Content-Security-Policy that allows scripts, styles and connections from this origin only, unless
 the route set a policy of its own. FastAPI's /docs and /redoc, which load Swagger UI and ReDoc from a
-CDN, are not served (`api.app`); the schema stays at /openapi.json.
+CDN, are not served (`agent_workspace.app`); the schema stays at /openapi.json.
 """
 
 from starlette.datastructures import MutableHeaders

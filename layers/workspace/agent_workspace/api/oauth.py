@@ -28,12 +28,12 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import Message, Receive
 
-from agent_workspace.api.auth import METADATA_PATH, base_url
 from agent_workspace.blocking import run_blocking
 from agent_workspace.domain import oauth
 from agent_workspace.runtime import Runtime
 from agent_workspace.services.oauth_clients import ClientDirectory, RegisteredClient, redirect_problems
 from agent_workspace.services.oauth_provider import CURRENT, OAuthRequest, WorkspaceOAuthProvider
+from agent_workspace.web.auth import METADATA_PATH, base_url
 
 SERVER_METADATA_PATH = "/.well-known/oauth-authorization-server"
 # Endpoints an OAuth client calls from any origin (a browser-based client such as the MCP Inspector): they use no

@@ -9,10 +9,10 @@ from typing import Literal
 from fastapi import APIRouter, Request, Response, status
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent_workspace.api.auth import base_url
 from agent_workspace.api.deps import HumanDep, RuntimeDep
 from agent_workspace.api.errors import problem_responses
 from agent_workspace.services import oauth_consent
+from agent_workspace.web.auth import base_url
 
 router = APIRouter(tags=["sign-in"], responses=problem_responses(401, 403, 404))
 

@@ -18,13 +18,13 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, Request, status
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent_workspace.api.auth import authenticate, presented_token_hash
 from agent_workspace.api.deps import RuntimeDep, runtime
 from agent_workspace.api.errors import problem_responses
 from agent_workspace.domain import push as rules
 from agent_workspace.domain.models import Principal
 from agent_workspace.runtime import Runtime
 from agent_workspace.services import push
+from agent_workspace.web.auth import authenticate, presented_token_hash
 
 router = APIRouter(tags=["push"], responses=problem_responses(401, 403, 404, 422, 429, 503))
 

@@ -7,9 +7,9 @@ JSON built in memory, so holding the body until it is complete costs nothing a L
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from agent_workspace.api.asgi_json import send_problem
 from agent_workspace.api.middleware import HttpMiddleware
 from agent_workspace.domain.paging import ANSWER_MAX, body_wire_size
+from agent_workspace.web.problems import send_problem
 
 _MOST_GROWTH = 6
 

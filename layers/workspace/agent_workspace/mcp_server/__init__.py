@@ -1,1 +1,1 @@
-"""The MCP side: the tool registry, call dispatch, help texts and the Streamable HTTP endpoint."""
+"""The MCP side: serving the tool registry (`tools.REGISTRY`): dispatch, help texts and the Streamable HTTP endpoint."""

@@ -19,10 +19,10 @@ from agent_workspace.domain.paging import ANSWER_MAX, structured_wire_size, text
 from agent_workspace.domain.text import DETAIL_MAX, echo
 from agent_workspace.mcp_server import help_text
 from agent_workspace.mcp_server.legacy import RENAMED_FIELDS
-from agent_workspace.mcp_server.registry import Action, Call, HelpPayload, Registry, TextBlocks, Tool
 from agent_workspace.mcp_server.surfaces import REFERENCE_TOOL_NAMES, WORKSPACE, ListedTool, Surface
 from agent_workspace.mcp_server.tool_schemas import check_answer, check_listed_answer, result_schema
 from agent_workspace.observability import logger
+from agent_workspace.tool_registry import Action, Call, HelpPayload, Registry, TextBlocks, Tool
 
 HELP_TOOL = "help"
 

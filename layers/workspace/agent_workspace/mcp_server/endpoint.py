@@ -19,16 +19,16 @@ from pydantic import ValidationError
 from starlette.requests import HTTPConnection
 from starlette.types import Message, Receive, Scope, Send
 
-from agent_workspace.api.asgi_json import send_problem
-from agent_workspace.api.auth import authenticate, base_url, error_headers
 from agent_workspace.blocking import invocation_deadline, run_blocking
 from agent_workspace.domain.errors import WorkspaceError
 from agent_workspace.domain.text import echo
 from agent_workspace.domain.tokens import TokenKind
-from agent_workspace.mcp_server.registry import Call
 from agent_workspace.mcp_server.server import REQUEST_STATE_KEY
 from agent_workspace.mcp_server.surfaces import SURFACES
 from agent_workspace.runtime import Runtime
+from agent_workspace.tool_registry import Call
+from agent_workspace.web.auth import authenticate, base_url, error_headers
+from agent_workspace.web.problems import send_problem
 
 # Host and Origin are checked by `api.guard` for the whole app; the SDK's own check defaults to
 # localhost-only Hosts, which would answer 421 behind a Function URL.

@@ -4,7 +4,7 @@ import json
 import textwrap
 from typing import Any
 
-from agent_workspace.mcp_server.registry import Action, Registry, Tool
+from agent_workspace.tool_registry import Action, Registry, Tool
 
 CALL_SHAPE = 'Every tool takes {"action": "<action>", "payload": {...}}.'
 _NAME_COLUMN = 13  # "  task         This workspace's tasks..."

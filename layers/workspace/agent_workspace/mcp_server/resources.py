@@ -25,9 +25,9 @@ from agent_workspace.domain.errors import TooLarge, Unavailable, WorkspaceError
 from agent_workspace.domain.models import Actor
 from agent_workspace.domain.skills import SCHEME as SKILL_SCHEME
 from agent_workspace.domain.skills import SKILL_MD
-from agent_workspace.mcp_server.registry import Call
 from agent_workspace.observability import logger
 from agent_workspace.services import memory, pano, skills, tasks
+from agent_workspace.tool_registry import Call
 
 T = TypeVar("T")
 _LISTING_READS = 4  # section reads one `resources/list` page makes at most: empty sections are passed over

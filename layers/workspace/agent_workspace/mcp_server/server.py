@@ -12,10 +12,10 @@ from agent_workspace.blocking import run_blocking
 from agent_workspace.domain.models import Actor
 from agent_workspace.mcp_server import resources, skills_extension
 from agent_workspace.mcp_server.dispatch import HELP_TOOL, dispatch, surface_registry
-from agent_workspace.mcp_server.registry import Call, Registry, Tool
 from agent_workspace.mcp_server.surfaces import WORKSPACE, ListedTool, Surface
 from agent_workspace.mcp_server.tool_schemas import flat_input_schema, flat_output_schema, input_schema, output_schema
 from agent_workspace.services import agent_sessions
+from agent_workspace.tool_registry import Call, Registry, Tool
 from agent_workspace.tools import REGISTRY
 
 INSTRUCTIONS = (

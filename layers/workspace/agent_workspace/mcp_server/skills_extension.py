@@ -17,9 +17,9 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from agent_workspace.domain import resources as rules
 from agent_workspace.domain.models import Actor
-from agent_workspace.mcp_server.registry import Call
 from agent_workspace.mcp_server.resources import answer, caller
 from agent_workspace.services import skills
+from agent_workspace.tool_registry import Call
 
 EXTENSION = "io.modelcontextprotocol/skills"
 LIST_METHOD = "skills/list"

@@ -12,8 +12,8 @@ from jsonschema import Draft202012Validator
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
-from agent_workspace.mcp_server.registry import Action, Answer, Tool
 from agent_workspace.mcp_server.surfaces import ListedTool
+from agent_workspace.tool_registry import Action, Answer, Tool
 
 DEFS = "#/$defs/{model}"
 

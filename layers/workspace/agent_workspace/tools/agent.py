@@ -8,9 +8,9 @@ from agent_workspace.domain import agents as rules
 from agent_workspace.domain import oauth
 from agent_workspace.domain.errors import PayloadError
 from agent_workspace.domain.models import Actor
-from agent_workspace.mcp_server.registry import Action, Call, Payload, Tool
 from agent_workspace.services import agent_person, agents
 from agent_workspace.services.agent_sessions import check_session, forbidden_on_mcp
+from agent_workspace.tool_registry import Action, Call, Payload, Tool
 from agent_workspace.tools import agent_content, agent_sessions, agent_transfer
 from agent_workspace.tools.agent_sessions import AGENT
 from agent_workspace.tools.answers.agent import AgentAnswer, AgentList, PromptAnswer, PromptVersionPage, PromptWritten

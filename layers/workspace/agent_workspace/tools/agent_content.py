@@ -4,8 +4,8 @@ list_agent_briefs, get_agent_brief, update_agent_brief, rename_agent_brief)."""
 from pydantic import Field
 
 from agent_workspace.domain import agents as rules
-from agent_workspace.mcp_server.registry import Action, Call, Payload
 from agent_workspace.services import agent_briefs, agent_profiles
+from agent_workspace.tool_registry import Action, Call, Payload
 from agent_workspace.tools.agent_sessions import AGENT, SESSION, actor
 from agent_workspace.tools.answers.agent import (
     BriefAnswer,

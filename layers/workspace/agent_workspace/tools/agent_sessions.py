@@ -7,8 +7,8 @@ from pydantic import Field
 
 from agent_workspace.domain import agents as rules
 from agent_workspace.domain.models import Actor
-from agent_workspace.mcp_server.registry import Action, Call, Payload, TextBlocks
 from agent_workspace.services import agent_memory, agent_sessions
+from agent_workspace.tool_registry import Action, Call, Payload, TextBlocks
 from agent_workspace.tools.answers.agent import ActivityPage, MemoryForgotten, MemoryPage, MemoryWritten
 
 AGENT = Field(

@@ -5,8 +5,8 @@ from typing import Any, Literal
 from pydantic import Field
 
 from agent_workspace.domain import agents as rules
-from agent_workspace.mcp_server.registry import Action, Call, Payload
 from agent_workspace.services import agent_transfer
+from agent_workspace.tool_registry import Action, Call, Payload
 from agent_workspace.tools.agent_sessions import AGENT, actor
 from agent_workspace.tools.answers.agent import AgentBundle, Checkout, ImportedAgent
 

@@ -5,9 +5,9 @@ from pydantic import Field
 from agent_workspace.domain.board import EPICS_MAX, PROJECTS_MAX
 from agent_workspace.domain.models import Actor
 from agent_workspace.domain.tasks import BODY_MAX, TITLE_MAX
-from agent_workspace.mcp_server.registry import Action, Call, NoPayload, Payload, Tool
 from agent_workspace.services import board
 from agent_workspace.services.accounts import workspace_of
+from agent_workspace.tool_registry import Action, Call, NoPayload, Payload, Tool
 from agent_workspace.tools.answers.board import BoardContext, Epic, ProjectContext, ProjectSummary
 
 _TITLE = Field(description=f"One line of plain text, at most {TITLE_MAX} characters")

@@ -4,8 +4,8 @@ from pydantic import Field
 
 from agent_workspace.domain.memory import CONTENT_MAX_BYTES, INDEX, NAME_RULE, REVISIONS_KEPT
 from agent_workspace.domain.models import Actor
-from agent_workspace.mcp_server.registry import Action, Call, Payload, Tool
 from agent_workspace.services import memory
+from agent_workspace.tool_registry import Action, Call, Payload, Tool
 from agent_workspace.tools.answers.memory import MemoryAnswer
 
 _NAME = Field(None, description=f"The memory: {NAME_RULE}. Leave out for {INDEX}, the index.")

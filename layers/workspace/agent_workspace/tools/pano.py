@@ -7,8 +7,8 @@ from pydantic import Field
 from agent_workspace.domain.models import Actor
 from agent_workspace.domain.pano import COMMENT_MAX, FILES_MAX, MARKDOWN_MAX, TITLE_MAX, TTL_DAYS_DEFAULT, TTL_DAYS_MAX
 from agent_workspace.domain.tasks import AttachmentIn
-from agent_workspace.mcp_server.registry import Action, Call, Payload, Tool
 from agent_workspace.services import pano
+from agent_workspace.tool_registry import Action, Call, Payload, Tool
 from agent_workspace.tools.answers.pano import Doc, DocSummary
 
 _ID = Field(description="The doc's id, as save returned it")

@@ -14,8 +14,8 @@ from agent_workspace.domain.site_tools import (
     SITE_TIMEOUT_SECONDS,
     normalise_origin,
 )
-from agent_workspace.mcp_server.registry import Action, Call, Payload, Tool
 from agent_workspace.services import site_tools, tasks, waits
+from agent_workspace.tool_registry import Action, Call, Payload, Tool
 from agent_workspace.tools.answers.site_tools import (
     SiteCallPending,
     SiteCallResult,

@@ -4,8 +4,8 @@ from pydantic import Field
 
 from agent_workspace.domain.models import Actor
 from agent_workspace.domain.skills import DESCRIPTION_MAX, MAX_FILES, NAME_RULE, PATH_RULE, QUERY_MIN, SKILL_MD
-from agent_workspace.mcp_server.registry import Action, Call, Payload, Tool
 from agent_workspace.services import skills
+from agent_workspace.tool_registry import Action, Call, Payload, Tool
 from agent_workspace.tools.answers.skills import SkillFileAnswer, SkillSearch
 
 _LIMITS = f"{SKILL_MD} at most 96 KiB, other files 64 KiB, UTF-8 text only, {MAX_FILES} files per skill."

@@ -9,9 +9,9 @@ from agent_workspace.domain.elicitations import MAX_TIMEOUT_SECONDS
 from agent_workspace.domain.errors import PayloadError
 from agent_workspace.domain.models import Actor
 from agent_workspace.domain.tasks import ATTACHMENT_ID_MAX, MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS, AttachmentIn
-from agent_workspace.mcp_server.registry import Action, Call, Payload, Tool
 from agent_workspace.services import elicitations, tasks, waits
 from agent_workspace.services.tasks import NewTask
+from agent_workspace.tool_registry import Action, Call, Payload, Tool
 from agent_workspace.tools import task_board
 from agent_workspace.tools.answers.task import Attachment, ElicitAnswer, TaskAnswer
 

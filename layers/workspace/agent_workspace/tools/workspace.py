@@ -4,9 +4,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agent_workspace.domain.events import ANSWER_MAX, FAQ_MAX, PAYLOAD_MAX, QUESTION_MAX
 from agent_workspace.domain.models import Actor
-from agent_workspace.mcp_server.registry import Action, Call, NoPayload, Payload, Tool
 from agent_workspace.services import events
 from agent_workspace.services.accounts import workspace_of
+from agent_workspace.tool_registry import Action, Call, NoPayload, Payload, Tool
 from agent_workspace.tools.answers.workspace import WorkspaceAnswer
 
 

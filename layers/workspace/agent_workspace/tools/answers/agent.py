@@ -3,7 +3,7 @@ agent_briefs, agent_transfer and domain.agent_checkout build them); `load` answe
 
 from typing import Any, Literal
 
-from agent_workspace.mcp_server.registry import Answer
+from agent_workspace.tool_registry import Answer
 
 
 class MemoryCounts(Answer):

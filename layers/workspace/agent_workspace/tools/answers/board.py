@@ -1,6 +1,6 @@
 """What the `board` tool answers."""
 
-from agent_workspace.mcp_server.registry import Answer
+from agent_workspace.tool_registry import Answer
 
 
 class WorkspaceSummary(Answer):

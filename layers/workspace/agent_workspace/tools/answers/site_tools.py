@@ -2,7 +2,7 @@
 
 from typing import Any, Literal
 
-from agent_workspace.mcp_server.registry import Answer
+from agent_workspace.tool_registry import Answer
 
 
 class SiteToolHit(Answer):

@@ -21,7 +21,7 @@ from agent_workspace.domain.tasks import (
     Status,
     TaskView,
 )
-from agent_workspace.mcp_server.registry import Answer
+from agent_workspace.tool_registry import Answer
 
 # A task's parts as the REST views declare them (domain.tasks), closed: one declaration of each shape.
 _CLOSED = ConfigDict(extra="forbid")

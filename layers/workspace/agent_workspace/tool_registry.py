@@ -1,8 +1,9 @@
-"""Tools and their actions, declared once.
+"""Tools and their actions, declared once: the registry's types.
 
 Each action's payload model validates the call and is what `help` prints (and docs/tools.md, generated
 from `help`) and what `tools/list` advertises as that action's payload; its result model is what the
 tool's `outputSchema` advertises and what its answers are checked against (`mcp_server.tool_schemas`).
+They stand below both `tools/`, which declares with them, and `mcp_server/`, which serves what was declared.
 """
 
 from collections.abc import Callable, Iterator

@@ -1,4 +1,7 @@
-"""The one ASGI app, served by uvicorn locally and by Mangum in Lambda."""
+"""The composition root: the one ASGI app, served by uvicorn locally and by Mangum in Lambda.
+
+It mounts the REST routers (`api/`) and the MCP endpoints (`mcp_server/`), so it stands above both; neither of them
+imports the other."""
 
 from fastapi import FastAPI
 from mcp.server.transport_security import RequestBodyLimitMiddleware
