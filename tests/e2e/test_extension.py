@@ -258,7 +258,8 @@ def site_tools(world: World, action: str, /, **payload: Any) -> Background:
     return Background(lambda: asyncio.run(run()))
 
 
-def ok(world: World, action: str, /, **payload: Any) -> Any:
+def site_tools_answer(world: World, action: str, /, **payload: Any) -> Any:
+    """A `siteTools` action that must succeed, run in the background against the live server: its JSON answer."""
     text, is_error = site_tools(world, action, **payload).result()
     assert not is_error, text
     return json.loads(text)
@@ -431,11 +432,11 @@ def test_sharing_the_shop_from_the_popup_shows_it_online_with_its_tools(world, p
     tools = card.get_by_role("list", name=f"Tools of {world.shop}").get_by_role("listitem")
     expect(tools).to_have_text([name if name == "add_item" else f"{name} read-only" for name in SHOP_TOOLS])
 
-    found = ok(world, "search")
+    found = site_tools_answer(world, "search")
     assert found["online"] is True
     assert [(s["site"], s["title"], s["online"]) for s in found["sites"]] == [(world.shop, "Corner Shop", True)]
     assert [t["name"] for t in found["sites"][0]["tools"]] == SHOP_TOOLS
-    definition = ok(world, "getDefinition", site=world.shop, tool="add_item")
+    definition = site_tools_answer(world, "getDefinition", site=world.shop, tool="add_item")
     assert definition == {
         "site": world.shop,
         "name": "add_item",
@@ -448,7 +449,9 @@ def test_sharing_the_shop_from_the_popup_shows_it_online_with_its_tools(world, p
         },
         "annotations": {},
     }
-    assert ok(world, "getDefinition", site=world.shop, tool="list_items")["annotations"] == {"readOnlyHint": True}
+    assert site_tools_answer(world, "getDefinition", site=world.shop, tool="list_items")["annotations"] == {
+        "readOnlyHint": True
+    }
 
 
 def test_a_page_of_the_shop_that_loads_with_other_tools_is_reported_again(world, popup):
@@ -457,7 +460,7 @@ def test_a_page_of_the_shop_that_loads_with_other_tools_is_reported_again(world,
     page.goto(f"{world.shop}/?offers")
 
     def names() -> list[str]:
-        return [t["name"] for site in ok(world, "search")["sites"] for t in site["tools"]]
+        return [t["name"] for site in site_tools_answer(world, "search")["sites"] for t in site["tools"]]
 
     until(names, lambda found: found == [*SHOP_TOOLS, "list_offers"], "the page's new tool in search")
     page.goto(f"{world.shop}/")
@@ -470,7 +473,7 @@ def test_a_page_of_the_shop_that_loads_with_other_tools_is_reported_again(world,
 def test_a_read_only_tool_runs_in_the_page_without_asking(world, popup):
     shared(popup, world)
     task_id = new_task(world)
-    answer = ok(world, "call", taskId=task_id, site=world.shop, tool="list_items", arguments={})
+    answer = site_tools_answer(world, "call", taskId=task_id, site=world.shop, tool="list_items", arguments={})
     assert answer["result"] == {"items": ["milk"]}
     assert (answer["site"], answer["tool"]) == (world.shop, "list_items")
     assert "third-party" in answer["notice"]
@@ -521,7 +524,9 @@ def test_always_allow_in_the_popup_lets_the_next_calls_of_that_tool_run_without_
     card_of(popup, "add_item").get_by_role("button", name="Always allow").click(timeout=WAIT_MS)
     text, is_error = call.result()
     assert not is_error, text
-    answer = ok(world, "call", taskId=task_id, site=world.shop, tool="add_item", arguments={"name": "jam"})
+    answer = site_tools_answer(
+        world, "call", taskId=task_id, site=world.shop, tool="add_item", arguments={"name": "jam"}
+    )
     assert answer["result"]["added"] == "jam"  # nobody was asked: the call ran straight away
     assert shop.locator("#items li").all_text_contents()[-2:] == ["tea", "jam"]
     assert world.badge() == ""
@@ -582,7 +587,7 @@ def test_a_call_with_no_tab_of_the_site_open_opens_one_in_the_background(world, 
         "every shop tab closed",
     )
     task_id = new_task(world)
-    answer = ok(world, "call", taskId=task_id, site=world.shop, tool="list_items")
+    answer = site_tools_answer(world, "call", taskId=task_id, site=world.shop, tool="list_items")
     assert answer["result"] == {"items": ["milk"]}  # a fresh page
     tabs = world.worker().evaluate(
         f"chrome.tabs.query({{url: '{world.shop}/*'}}).then((tabs) => tabs.map((t) => [t.url, t.active]))"
@@ -622,7 +627,7 @@ def test_a_stopped_service_worker_is_started_by_the_alarm_and_runs_calls_again(w
     )
     restarted_after = polls[0] - stopped_at
     task_id = new_task(world)
-    answer = ok(world, "call", taskId=task_id, site=world.shop, tool="list_items")
+    answer = site_tools_answer(world, "call", taskId=task_id, site=world.shop, tool="list_items")
     ran_after = time.monotonic() - stopped_at
     print(f"\nworker stopped -> next long-poll after {restarted_after:.1f} s; a call answered {ran_after:.1f} s after")
     cdp.detach()
@@ -743,7 +748,7 @@ def test_signing_out_shows_the_browser_offline_to_agents_and_stops_polling(world
     expect(popup.get_by_role("status")).to_have_text(notice, timeout=WAIT_MS)  # the server was told
     assert world.stored("local", "auth") is None
 
-    found = ok(world, "search")
+    found = site_tools_answer(world, "search")
     assert found["online"] is False
     assert [(s["site"], s["online"]) for s in found["sites"]] == [(world.shop, False)]
     task_id = new_task(world)
@@ -755,8 +760,8 @@ def test_signing_out_shows_the_browser_offline_to_agents_and_stops_polling(world
 
 def test_stop_sharing_removes_the_site_for_agents(world, popup):
     shared(popup, world)  # signed in again with the same token: the shop is still shared
-    assert [s["site"] for s in ok(world, "search")["sites"]] == [world.shop]
+    assert [s["site"] for s in site_tools_answer(world, "search")["sites"]] == [world.shop]
     popup.get_by_role("button", name=f"Stop sharing {world.shop}").click()
     expect(popup.get_by_role("status")).to_have_text(f"Stopped sharing {world.shop}.", timeout=WAIT_MS)
     expect(popup.get_by_text("No site is shared yet.")).to_be_visible()
-    assert ok(world, "search") == {"online": True, "sites": []}
+    assert site_tools_answer(world, "search") == {"online": True, "sites": []}

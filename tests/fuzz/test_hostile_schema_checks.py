@@ -61,7 +61,8 @@ USES = {name: place for name, place in PLACES.items() if name in ("site tool cal
 USE_FIELDS = {"site tool called": "arguments", "question answered": "content"}
 
 
-def refused(place: str, schema: dict, value: Any = "v", seconds: float = 10) -> PayloadError:
+def schema_refusal(place: str, schema: dict, value: Any = "v", seconds: float = 10) -> PayloadError:
+    """What the check at `place` refuses `schema` (and `value`) with, within `seconds`."""
     check, _ = PLACES[place]
     with pytest.raises(PayloadError) as caught:
         within(seconds, check, schema, value)
@@ -92,7 +93,7 @@ REF_FORMS = [
 @pytest.mark.parametrize("place", list(PLACES))
 def test_a_reference_outside_the_schema_is_refused_naming_it_and_nothing_is_read(reach, place, form_of_ref, position):
     schema = POSITIONS[position](reach.refs()[form_of_ref])
-    error = refused(place, schema)
+    error = schema_refusal(place, schema)
     assert error.field == f"{PLACES[place][1]}.{position}", error.message
     assert "must refer within the schema" in error.message and SECRET not in error.message
     assert reach.touched == 0, (reach.http.requests, reach.opened)
@@ -128,7 +129,7 @@ LOOPS = {
 @pytest.mark.parametrize("where", list(LOOPS))
 @pytest.mark.parametrize("place", list(PLACES))
 def test_a_schema_that_refers_back_to_itself_without_end_is_refused_naming_the_reference(place, where):
-    error = refused(place, LOOPS[where])
+    error = schema_refusal(place, LOOPS[where])
     assert error.field == f"{PLACES[place][1]}.{where}", error.message
     assert "would never end" in error.message
 
@@ -145,15 +146,15 @@ def test_a_chain_that_doubles_its_work_at_each_level_is_refused(place):
     definitions = {"a0": {"type": "string"}}
     for level in range(1, 20):
         definitions[f"a{level}"] = {"allOf": [{"$ref": f"#/$defs/a{level - 1}"}, {"$ref": f"#/$defs/a{level - 1}"}]}
-    error = refused(place, form({"$ref": "#/$defs/a19"}, **{"$defs": definitions}))
+    error = schema_refusal(place, form({"$ref": "#/$defs/a19"}, **{"$defs": definitions}))
     assert "more than 10,000 subschemas" in error.message, error.message
 
 
 @pytest.mark.parametrize("place", list(PLACES))
 def test_a_reference_to_nothing_or_to_no_schema_is_refused_naming_it(place):
-    nothing = refused(place, form({"$ref": "#/$defs/missing"}))
+    nothing = schema_refusal(place, form({"$ref": "#/$defs/missing"}))
     assert nothing.field == f"{PLACES[place][1]}.properties.x.$ref" and "points to nothing" in nothing.message
-    hidden = refused(place, form({"$ref": "#/x-data/0"}, **{"x-data": [{"type": 5}]}))
+    hidden = schema_refusal(place, form({"$ref": "#/x-data/0"}, **{"x-data": [{"type": 5}]}))
     assert hidden.field.startswith(f"{PLACES[place][1]}.properties.x.$ref"), hidden.message
 
 
@@ -172,7 +173,7 @@ BAD_PATTERNS = {
 @pytest.mark.parametrize("place", list(PLACES))
 def test_a_pattern_the_bounded_engine_cannot_take_is_refused_naming_it(place, keyword, pattern):
     schema = form({"pattern": pattern}) if keyword == "pattern" else form({"patternProperties": {pattern: {}}})
-    error = refused(place, schema)
+    error = schema_refusal(place, schema)
     where = "pattern" if keyword == "pattern" else f"patternProperties.{pattern}"
     assert error.field == f"{PLACES[place][1]}.properties.x.{where}", error.message
     assert BAD_PATTERNS[pattern] in error.message
@@ -285,7 +286,7 @@ def test_a_schema_that_takes_too_much_work_to_apply_is_refused_within_seconds(pl
 )
 @pytest.mark.parametrize("place", ["site tool reported", "question asked"])
 def test_a_schema_the_store_cannot_hold_or_apply_is_refused_naming_where(place, schema, where, says):
-    error = refused(place, schema)
+    error = schema_refusal(place, schema)
     assert error.field == f"{PLACES[place][1]}.{where}", error.message
     assert says in error.message
 
@@ -295,14 +296,14 @@ def test_a_schema_nested_deeper_than_the_store_takes_is_refused(place):
     nested: dict = {"type": "string"}
     for _ in range(30):
         nested = {"not": nested}
-    error = refused(place, form(nested))
+    error = schema_refusal(place, form(nested))
     assert "nests more than 24" in error.message and error.field.startswith(PLACES[place][1])
 
 
 def test_a_question_schema_over_64_kib_and_an_answer_over_64_kib_are_refused_naming_them():
-    error = refused("question asked", form({"description": "d" * 500_000}))
+    error = schema_refusal("question asked", form({"description": "d" * 500_000}))
     assert error.field == "requestedSchema" and "at most 65,536" in error.message
-    error = refused("question answered", form({}), "a" * 500_000)
+    error = schema_refusal("question answered", form({}), "a" * 500_000)
     assert error.field == "content" and "at most 65,536" in error.message
     deep: Any = "v"
     for _ in range(40):

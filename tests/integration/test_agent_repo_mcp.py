@@ -4,27 +4,13 @@ Reference: ../shared/reference/omr-agent-repo-tools.txt ("create_agent", "update
 "list_agent_prompt_versions", "get_agent_prompt", "list_agents").
 """
 
-import json
-
 import pytest
 
 from agent_workspace.domain import agents as rules
 from agent_workspace.services import accounts
-from tests.support import connected
+from tests.support import connected, ok, refused
 
 pytestmark = pytest.mark.anyio
-
-
-async def ok(client, tool: str, action: str | None = None, /, **arguments) -> dict:
-    text, is_error = await (client(tool, action, **arguments) if action else client.raw(tool, arguments))
-    assert not is_error, text
-    return json.loads(text)
-
-
-async def refused(client, tool: str, arguments: dict) -> str:
-    text, is_error = await client.raw(tool, arguments)
-    assert is_error, text
-    return text
 
 
 # create_agent: "Required: name (1 to 80 characters). Optional: slug (... derived from the name when absent),

@@ -5,7 +5,6 @@ vocabulary, your projects, and the active cycle"), get_project_context ("its mem
 decisions"), create_project and create_epic ({title, description?}), each on the connection's one workspace.
 """
 
-import json
 import re
 from pathlib import Path
 
@@ -16,16 +15,9 @@ from agent_workspace.domain.columns import COLUMNS, COMPLEXITY, PRIORITIES
 from agent_workspace.domain.models import Actor
 from agent_workspace.domain.tasks import BODY_MAX, STATUSES, TITLE_MAX
 from agent_workspace.services import accounts, board
-from tests.support import connected
+from tests.support import connected, ok
 
 pytestmark = pytest.mark.anyio
-
-
-async def ok(agent, tool: str, action: str | None = None, **arguments) -> dict:
-    """An action by our name (`action` given) or an old name with flat arguments, asserted, as JSON."""
-    text, is_error = await (agent(tool, action, **arguments) if action else agent.raw(tool, arguments))
-    assert not is_error, text
-    return json.loads(text)
 
 
 @pytest.mark.parametrize("call", [("board", "context"), ("get_workspace_context", None)], ids=["ours", "masaro"])

@@ -1,6 +1,5 @@
 """The human's side of the board over REST: triage, review, cycles, suggestions and the "needs you" list."""
 
-import json
 from collections import Counter
 from dataclasses import replace
 
@@ -12,7 +11,7 @@ from agent_workspace.domain.ids import new_id
 from agent_workspace.domain.models import Actor
 from agent_workspace.domain.tasks import Entry
 from agent_workspace.services import task_board
-from tests.support import assert_problem, bearer
+from tests.support import assert_problem, bearer, ok
 
 pytestmark = pytest.mark.anyio
 
@@ -22,12 +21,6 @@ def api(live, seeded):
     base = f"{live.url}/api/workspaces/{seeded.workspace_id}"
     with httpx.Client(base_url=base, headers=bearer(seeded.human_token), timeout=30) as client:
         yield client
-
-
-async def ok(agent, name: str, **arguments) -> dict:
-    text, is_error = await agent.raw(name, arguments)
-    assert not is_error, text
-    return json.loads(text)
 
 
 async def test_supervised_triage_accept_and_decline(api, agent):

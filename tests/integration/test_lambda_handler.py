@@ -84,7 +84,8 @@ def result_of(reply: Reply) -> dict[str, Any]:
     return message["result"]
 
 
-def text_of(result: dict[str, Any]) -> str:
+def text_of_json(result: dict[str, Any]) -> str:
+    """The text of a tool result as JSON-RPC carries it (the raw JSON, not the SDK's objects)."""
     return "".join(block["text"] for block in result["content"] if block["type"] == "text")
 
 
@@ -114,8 +115,8 @@ def test_tools_call_help_returns_the_overview(aws_lambda, seeded):
     result = result_of(aws_lambda.invoke(load_event("mcp_tools_call_help.json", seeded.agent_token)))
 
     assert result["isError"] is False
-    assert text_of(result) == help_text.overview(REGISTRY)
-    assert text_of(result).startswith(help_text.CALL_SHAPE)
+    assert text_of_json(result) == help_text.overview(REGISTRY)
+    assert text_of_json(result).startswith(help_text.CALL_SHAPE)
 
 
 def test_stateless_2026_07_28_tools_call_gets_the_workspace(aws_lambda, seeded):
@@ -124,7 +125,7 @@ def test_stateless_2026_07_28_tools_call_gets_the_workspace(aws_lambda, seeded):
     assert result["isError"] is False
     assert result["resultType"] == "complete"
     assert result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "agent-workspace"
-    workspace = json.loads(text_of(result))
+    workspace = json.loads(text_of_json(result))
     assert workspace["id"] == seeded.workspace_id
     assert workspace["title"] == "Local workspace"
 
@@ -148,11 +149,11 @@ def test_warm_invocations_keep_serving_after_the_first(aws_lambda, seeded):
         assert reply.status == 200, f"invocation {number}: {reply.status} {reply.body}"
         message = reply.json()
         assert message["id"] == number
-        assert text_of(message["result"]) == overview
+        assert text_of_json(message["result"]) == overview
 
     # Other request kinds on the same warm module still work after the run of calls.
     modern = result_of(aws_lambda.invoke(load_event("mcp_tools_call_modern.json", seeded.agent_token)))
-    assert json.loads(text_of(modern))["id"] == seeded.workspace_id
+    assert json.loads(text_of_json(modern))["id"] == seeded.workspace_id
     assert result_of(aws_lambda.invoke(load_event("mcp_initialize.json", seeded.agent_token)))["serverInfo"]
 
 
@@ -192,7 +193,7 @@ def test_post_to_mcp_is_served_without_a_redirect(aws_lambda, seeded, path):
 
     assert reply.status != 307, f"POST {path} redirected to {reply.headers.get('location')}"
     assert "location" not in reply.headers
-    assert text_of(result_of(reply)) == help_text.overview(REGISTRY)
+    assert text_of_json(result_of(reply)) == help_text.overview(REGISTRY)
 
 
 def test_function_url_host_is_not_refused_as_dns_rebinding(aws_lambda, seeded):
@@ -269,7 +270,7 @@ def test_an_elicit_longer_than_the_invocation_returns_pending_before_the_invocat
     started = time.monotonic()
     reply = aws_lambda.invoke(event, remaining_ms=11_500)  # the margin before the end is 10 s by default
     elapsed = time.monotonic() - started
-    parked = json.loads(text_of(result_of(reply)))
+    parked = json.loads(text_of_json(result_of(reply)))
     assert parked["action"] == "pending" and 0.5 < elapsed < 11.5
     assert [q.id for q in runtime.elicitations.list_by_status(seeded.workspace_id, "pending")] == [
         parked["elicitationId"]

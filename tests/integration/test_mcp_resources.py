@@ -87,7 +87,7 @@ async def read_bytes(client, uri: str) -> bytes:
     return contents.text.encode("utf-8")
 
 
-async def refused(client, uri: str, *words: str) -> str:
+async def read_refusal(client, uri: str, *words: str) -> str:
     """`resources/read` of `uri` is a JSON-RPC error INVALID_PARAMS naming every one of `words`; its message."""
     with pytest.raises(MCPError) as raised:
         await client.read_resource(uri)
@@ -318,24 +318,24 @@ async def test_an_attachment_reads_by_the_tasks_short_identifier_too(live, runti
 )
 async def test_a_malformed_or_unknown_uri_is_refused_naming_its_problem(live, seeded, ids, uri, words):
     async with mcp_client(live.url, seeded.agent_token) as client:
-        await refused(client, uri, *words)
+        await read_refusal(client, uri, *words)
 
 
 async def test_a_uri_that_names_nothing_is_refused_as_not_found(live, seeded, ids):
     async with mcp_client(live.url, seeded.agent_token) as client:
-        await refused(client, "skill://nothing-here/SKILL.md", "no skill nothing-here in this workspace")
-        await refused(client, "skill://release-notes/missing.md", "skill release-notes has no file missing.md")
-        await refused(client, "memory://missing.md", "nothing is saved in memory://missing.md yet")
-        await refused(client, "memory://MEMORY.md", "nothing is saved in memory://MEMORY.md yet")
-        await refused(client, "pano://0kGogHmaqvZ", "no doc 0kGogHmaqvZ on the pano")
-        await refused(client, f"task://{ids[TASK]}/attachments/nope", "no attachment 'nope' in task")
-        await refused(client, "task://WS-999/attachments/log", "no task 'WS-999' in this workspace")
+        await read_refusal(client, "skill://nothing-here/SKILL.md", "no skill nothing-here in this workspace")
+        await read_refusal(client, "skill://release-notes/missing.md", "skill release-notes has no file missing.md")
+        await read_refusal(client, "memory://missing.md", "nothing is saved in memory://missing.md yet")
+        await read_refusal(client, "memory://MEMORY.md", "nothing is saved in memory://MEMORY.md yet")
+        await read_refusal(client, "pano://0kGogHmaqvZ", "no doc 0kGogHmaqvZ on the pano")
+        await read_refusal(client, f"task://{ids[TASK]}/attachments/nope", "no attachment 'nope' in task")
+        await read_refusal(client, "task://WS-999/attachments/log", "no task 'WS-999' in this workspace")
 
 
 async def test_a_uri_over_the_bound_is_refused_without_being_repeated(live, seeded):
     uri = "skill://release-notes/" + "a" * 5_000_000
     async with mcp_client(live.url, seeded.agent_token) as client:
-        message = await refused(client, uri, f"uri is {len(uri):,} characters", f"over {URI_MAX:,}")
+        message = await read_refusal(client, uri, f"uri is {len(uri):,} characters", f"over {URI_MAX:,}")
     assert "aaaa" not in message
 
 
@@ -352,7 +352,7 @@ async def test_an_attachment_over_the_blob_limit_is_refused_naming_the_limit_bef
     )
     monkeypatch.setattr(runtime.blobs, "read", lambda key: pytest.fail("S3 was read"))
     async with mcp_client(live.url, seeded.agent_token) as client:
-        await refused(
+        await read_refusal(
             client,
             f"task://{ids[TASK]}/attachments/log",
             f"attachment 'log' is {BLOB_MAX + 1:,} bytes",
@@ -367,10 +367,10 @@ async def test_another_workspace_reads_none_of_this_ones_skills_memories_or_atta
     _, other = accounts.create_workspace(runtime.accounts, seeded.account_id, "Neighbour", "")
     async with mcp_client(live.url, other.token) as client:
         assert await pages_of(client) == [[f"pano://{ids[DOC]}"]]  # the account's pano, by design
-        await refused(client, RELEASE_MD, "no skill release-notes in this workspace")
-        await refused(client, ENTRY_MD, "no skill release-notes in this workspace")
-        await refused(client, "memory://deploys.md", "nothing is saved in memory://deploys.md yet")
-        await refused(client, f"task://{ids[TASK]}/attachments/log", "no attachment 'log'")
+        await read_refusal(client, RELEASE_MD, "no skill release-notes in this workspace")
+        await read_refusal(client, ENTRY_MD, "no skill release-notes in this workspace")
+        await read_refusal(client, "memory://deploys.md", "nothing is saved in memory://deploys.md yet")
+        await read_refusal(client, f"task://{ids[TASK]}/attachments/log", "no attachment 'log'")
         assert await read_bytes(client, f"pano://{ids[DOC]}") == b"# Plan\n\n[log](deploy.log)"
         assert await all_skills(client) == []
         with pytest.raises(MCPError) as raised:
@@ -384,7 +384,7 @@ async def test_another_account_reads_not_even_the_pano(live, runtime, seeded, id
     _, other = accounts.create_workspace(runtime.accounts, account, "Theirs", "")
     async with mcp_client(live.url, other.token) as client:
         assert await pages_of(client) == [[]]
-        await refused(client, f"pano://{ids[DOC]}", f"no doc {ids[DOC]} on the pano")
+        await read_refusal(client, f"pano://{ids[DOC]}", f"no doc {ids[DOC]} on the pano")
 
 
 async def test_a_skill_shared_into_a_workspace_is_listed_and_read_there(live, runtime, seeded, ids):

@@ -12,22 +12,9 @@ from agent_workspace.domain.models import Actor
 from agent_workspace.domain.tokens import TokenKind
 from agent_workspace.services import board, task_board, tasks
 from agent_workspace.services.accounts import issue_token
-from tests.support import connected
+from tests.support import connected, ok, refused
 
 pytestmark = pytest.mark.anyio
-
-
-async def ok(agent, tool: str, action: str | None = None, **arguments) -> dict:
-    """An action by our name (`action` given) or a Masaro name with flat arguments, asserted, as JSON."""
-    text, is_error = await (agent(tool, action, **arguments) if action else agent.raw(tool, arguments))
-    assert not is_error, text
-    return json.loads(text)
-
-
-async def refused(agent, tool: str, arguments: dict) -> str:
-    text, is_error = await agent.raw(tool, arguments)
-    assert is_error, text
-    return text
 
 
 @pytest.fixture
