@@ -143,6 +143,16 @@ def disconnect(rt: Runtime, connection_id: str) -> None:
         count("PushDisconnected")
 
 
+def listening(rt: Runtime, topic: str, scope: str) -> bool:
+    """Whether a socket hears `topic` of `scope` now: a listener item not yet expired (TTL removes an expired one
+    only some time later). One Query, bounded as the sender's; always False while push is off."""
+    if not rt.settings.push_url:
+        return False
+    now = int(rt.clock().timestamp())
+    found = rt.push.listeners(topic, scope, rules.LISTENERS_PER_PUSH)
+    return any(int(listener.get("expiresAt", 0)) > now for listener in found)
+
+
 # -- publishing (any function, in the request that made the change) --------------------------------------------
 
 
