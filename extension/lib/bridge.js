@@ -159,10 +159,14 @@ async function listen(api, signal) {
     readPending().catch(failed);
     sites.reportIfDue(api).catch((error) => error?.status === 401 && failed(error));
   };
-  const heard = (message) => {
+  const heard = async (message) => {
     store.setContact(store.DELIVERIES.push).catch(() => {});
-    if (message?.type === "siteCall") (message.status === "queued" ? readCalls() : readPending()).catch(failed);
-    else if (message?.type === "fetch") catchUp(); // too big for a frame: read it all over REST
+    if (message?.type === "fetch") catchUp(); // too big for a frame: read it all over REST
+    if (message?.type !== "siteCall") return;
+    if (message.status === "queued") readCalls().catch(failed);
+    // Waiting for the human, or decided (a queued one that waited leaves the badge): the approvals change.
+    const waited = (await store.pending()).calls.some((call) => call.id === message.id);
+    if (message.status !== "queued" || waited) readPending().catch(failed);
   };
   try {
     socket = await push.open(api, "bridge", heard);

@@ -120,6 +120,19 @@ def test_a_closed_socket_leaves_the_browser_offline_once_its_last_report_is_stal
     assert site_tools.bridge_state(push_on, seeded.account_id)["online"] is False
 
 
+def test_a_browser_minting_a_bridge_ticket_is_online_across_its_reconnect(push_on, seeded, shared, sockets, clock):
+    sockets.open_bridge(seeded.human_token, "Bridge7aaaaaaa=")
+    clock.advance(seconds=STALE)
+    sockets.close("Bridge7aaaaaaa=")  # the server cut it; the browser mints a ticket to open the next one
+    assert not site_tools.is_online(push_on, seeded.account_id)
+
+    principal = push_on.accounts.resolve_token(hash_token(seeded.human_token))
+    assert principal is not None
+    push.mint_ticket(push_on, principal, hash_token(seeded.human_token), "bridge", None)
+
+    assert site_tools.is_online(push_on, seeded.account_id)  # an agent's call in the gap is queued, not refused
+
+
 def test_a_socket_past_its_expiry_counts_for_nothing_though_ttl_has_not_removed_it(
     push_on, seeded, shared, sockets, clock
 ):

@@ -73,6 +73,9 @@ def mint_ticket(
             retry_after=max(1, int((window + 1) * 60 - now.timestamp()) + 1),
         )
     count("PushTicketMinted")
+    if topic == rules.BRIDGE:
+        # The browser is there, (re)connecting: online across the gap until its socket opens, as a poll would be.
+        rt.site_tools.seen(principal.account_id, iso(now))
     return {"ticket": ticket, "url": f"{push_url}?ticket={ticket}", "expiresAt": iso(expires)}
 
 
