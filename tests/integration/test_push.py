@@ -142,7 +142,9 @@ def test_an_agent_token_mints_a_ticket_for_its_own_workspaces_channel(api, push_
 
     assert response.status_code == 201, response.text
     minted = response.json()
-    assert set(minted) == {"ticket", "url", "expiresAt"}
+    assert set(minted) == {"ticket", "url", "expiresAt", "pingSeconds", "reconnectSeconds"}
+    # The clients' cadence, from the server: inside API Gateway's 10-minute idle timeout and 2-hour life.
+    assert 0 < minted["pingSeconds"] < 600 and 0 < minted["reconnectSeconds"] < 7200
     assert minted["ticket"].startswith(rules.TICKET_PREFIX)
     assert minted["url"] == f"{PUSH_URL}?ticket={minted['ticket']}"
     assert parse_iso(minted["expiresAt"]) - clock.now <= timedelta(seconds=rules.TICKET_SECONDS)

@@ -76,7 +76,13 @@ def mint_ticket(
     if topic == rules.BRIDGE:
         # The browser is there, (re)connecting: online across the gap until its socket opens, as a poll would be.
         rt.site_tools.seen(principal.account_id, iso(now))
-    return {"ticket": ticket, "url": f"{push_url}?ticket={ticket}", "expiresAt": iso(expires)}
+    return {
+        "ticket": ticket,
+        "url": f"{push_url}?ticket={ticket}",
+        "expiresAt": iso(expires),
+        "pingSeconds": rules.PING_SECONDS,
+        "reconnectSeconds": rules.RECONNECT_SECONDS,
+    }
 
 
 def _scope(rt: Runtime, principal: Principal, topic: str, workspace_id: str | None) -> str:
