@@ -184,5 +184,7 @@ async function listen(api, signal) {
   const ended = await socket.closed;
   signal.removeEventListener("abort", close);
   delivery = null;
+  const how = ended.renew ? "renew" : ended.dead ? "dead" : `closed ${ended.code}`;
+  await store.noteWorker((w) => ({ ...w, socketEnds: [...(w.socketEnds ?? []), how].slice(-20) }));
   return { ...ended, lastedMs: Date.now() - openedAt };
 }

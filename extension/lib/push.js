@@ -1,12 +1,14 @@
 // The push socket (docs/decisions/0012-push-over-a-websocket-api-with-tickets-and-one-sender.md). A WebSocket cannot
 // carry the token, so a single-use ticket minted with it opens the socket; the server then says on it what changed.
 // API Gateway's rules shape the rest: a socket idle for 10 minutes is closed (so a ping every few), any socket is
-// closed after 2 hours (so a fresh one before). A push is a hint: after each open the caller reads what it missed.
+// closed after 2 hours (so a fresh one before); each ticket says how often. A push is a hint: after each open the
+// caller reads what it missed.
 
 const OPEN_MS = 10_000;
-const PING_MS = 4 * 60_000; // under API Gateway's 10-minute idle timeout, with room for a late timer
+// The cadence each ticket carries (pingSeconds, reconnectSeconds), within bounds; these when it carries none.
+const PING_S = { fallback: 5 * 60, least: 1, most: 9 * 60 }; // inside API Gateway's 10-minute idle timeout
+const RENEW_S = { fallback: 110 * 60, least: 1, most: 119 * 60 }; // before API Gateway's 2-hour cut
 const PONG_MS = 15_000; // a ping unanswered this long: the connection is dead (a laptop that slept, a cut network)
-const RENEW_MS = 110 * 60_000; // before API Gateway's 2-hour cut
 const PING = JSON.stringify({ type: "ping" });
 
 /** The socket did not open: refused (a spent ticket), unreachable, or no answer in time. */
@@ -22,8 +24,13 @@ export class SocketError extends Error {
  * when a ping went unanswered, else `{code}`) and `close()`. Throws the mint's ApiError or NetworkError (503: this
  * server has no push), or a SocketError. The ticket's URL is never logged: it opens a socket until it is used. */
 export async function open(api, topic, onMessage) {
-  const { url } = await api.pushTicket(topic);
-  return kept(await opened(url), onMessage);
+  const { url, pingSeconds, reconnectSeconds } = await api.pushTicket(topic);
+  const cadence = { pingMs: seconds(pingSeconds, PING_S) * 1000, renewMs: seconds(reconnectSeconds, RENEW_S) * 1000 };
+  return kept(await opened(url), onMessage, cadence);
+}
+
+function seconds(value, { fallback, least, most }) {
+  return Number.isFinite(value) ? Math.min(Math.max(value, least), most) : fallback;
 }
 
 function opened(url) {
@@ -52,7 +59,7 @@ function opened(url) {
   });
 }
 
-function kept(socket, onMessage) {
+function kept(socket, onMessage, { pingMs, renewMs }) {
   let resolveClosed;
   const closed = new Promise((resolve) => {
     resolveClosed = resolve;
@@ -69,8 +76,8 @@ function kept(socket, onMessage) {
   const pinger = setInterval(() => {
     socket.send(PING);
     pongTimer ??= setTimeout(() => end({ dead: true }), PONG_MS);
-  }, PING_MS);
-  const renewer = setTimeout(() => end({ renew: true }), RENEW_MS);
+  }, pingMs);
+  const renewer = setTimeout(() => end({ renew: true }), renewMs);
   socket.onmessage = (event) => {
     clearTimeout(pongTimer); // any frame says the connection lives
     pongTimer = null;

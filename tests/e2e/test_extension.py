@@ -7,7 +7,10 @@ Playwright's sync API owns this thread's event loop. The server gives a site 5 s
 so the time-out is reached for real, quickly.
 
 The tests share one browser, server and shop (starting Chromium with an extension is the slow part) and run in
-file order; each brings the extension to the state it needs (signed in, site shared) through the popup.
+file order; each brings the extension to the state it needs (signed in, site shared) through the popup. That server
+has no push (the ticket mint answers 503), so the extension long-polls; the tests at the end sign in to a second
+server that has push, as `make serve` runs it (the local WebSocket gateway and the queue driver), and watch the
+extension hear its calls on the socket with no long-poll.
 """
 
 import asyncio
@@ -29,6 +32,7 @@ import uvicorn
 from playwright.sync_api import BrowserContext, Page, Worker, expect
 
 from agent_workspace.api.app import create_app
+from agent_workspace.domain import push as push_rules
 from agent_workspace.domain.tokens import TokenKind
 from agent_workspace.local import push_gateway
 from agent_workspace.local.drivers import Drivers
@@ -930,11 +934,31 @@ def test_a_socket_the_server_closes_loses_nothing_a_call_queued_in_the_gap_runs_
     text, is_error = call.result()
 
     assert not is_error, text
-    assert json.loads(text)["result"] == {"items": ["milk"]}
+    assert json.loads(text)["result"]["items"][0] == "milk"  # the list as the page holds it (figs came before)
     (second,) = gateway.connection_ids
     assert second != first
     assert len(server.seen("POST", RESULT, since=cut_at)) == 1  # run once
     assert long_polls(push_world) == []
+
+
+def test_the_extension_pings_and_renews_its_socket_at_the_cadence_its_ticket_gives(push_world, popup, monkeypatch):
+    first = listening(popup, push_world)
+    gateway = push_world.server.gateway
+    monkeypatch.setattr(push_rules, "PING_SECONDS", 1)
+    monkeypatch.setattr(push_rules, "RECONNECT_SECONDS", 6)
+    monkeypatch.setattr(gateway, "idle_seconds", 3)  # a socket silent for 3 s is cut, as API Gateway's after 10 min
+    ends_before = len(push_world.stored("session", "worker").get("socketEnds", []))
+    gateway.close(first)  # the next ticket carries the new cadence
+
+    (second,) = until(lambda: [c for c in gateway.connection_ids if c != first], bool, "a new socket")
+    opened_at = time.monotonic()
+    until(lambda: second not in gateway.connection_ids, bool, "the socket renewed", seconds=15)
+    lasted = time.monotonic() - opened_at
+
+    assert lasted > 4.5  # it outlived the idle timeout: its pings kept it open
+    ends = push_world.stored("session", "worker")["socketEnds"][ends_before:]
+    assert ends[:2] == ["closed 1001", "renew"]  # cut by the server, then replaced by the extension itself
+    until(lambda: gateway.connection_ids, bool, "the renewed socket open")
 
 
 def test_signing_out_on_push_closes_the_socket_and_agents_see_the_browser_offline(push_world, popup):
@@ -945,3 +969,20 @@ def test_signing_out_on_push_closes_the_socket_and_agents_see_the_browser_offlin
     )
     assert push_world.server.gateway.connection_ids == []
     assert ok(push_world, "search")["online"] is False
+
+
+def test_a_socket_that_cannot_open_falls_back_to_the_long_poll_by_itself(push_world, popup, monkeypatch):
+    first = listening(popup, push_world)
+    runtime = push_world.runtime
+    nowhere = f"ws://127.0.0.1:{free_port()}/push"  # tickets still mint, but name a socket nobody serves
+    monkeypatch.setattr(runtime, "settings", runtime.settings.model_copy(update={"push_url": nowhere}))
+    cut_at = time.monotonic()
+    push_world.server.gateway.close(first)
+
+    until(lambda: long_polls(push_world, since=cut_at), bool, "a long-poll after the socket failed to open")
+
+    assert len(push_world.server.seen("POST", "/api/push/tickets", since=cut_at)) >= 2  # it tried again first
+    assert push_world.stored("local", "status")["delivery"] == "poll"
+    expect(popup.locator("#connection-detail")).to_contain_text(", polling.", timeout=WAIT_MS)
+    task_id = new_task(push_world)
+    assert ok(push_world, "call", taskId=task_id, site=push_world.shop, tool="list_items")["result"]["items"]
