@@ -10,6 +10,9 @@
     a bare low-level MCP `Server` with one trivial tool behind the same FastAPI + per-request
     StreamableHTTPSessionManager + Mangum path without auth; medians, goal <= 1.3x.
 
+(c) Push (scripts/bench_push.py): the idle cost of a connected client per month at list prices, goal <= $0.05, and
+    publish -> client over the local WebSocket, goal <= 1 s at the median, nothing lost or doubled across a reconnect.
+
 A script, not a test: it prints figures and exits 0 whatever they are. What is deterministic is a test with its
 goal asserted: AWS requests per action in tests/integration/test_request_budget.py, the reads of a waiting
 `task elicit` in tests/integration/test_elicit_reads.py.
@@ -530,7 +533,8 @@ def main() -> int:
     parser.add_argument(
         "--quick", action="store_true", help="fewer samples for (a) and (b) (3 interpreters, 100 calls): rougher ratios"
     )
-    parser.add_argument("--sections", default="ab", help="which sections to run, e.g. 'b' (default 'ab')")
+    parser.add_argument("--sections", default="abc", help="which sections to run, e.g. 'b' (default 'abc')")
+    parser.add_argument("--events", type=int, default=100, help="channel events pushed for (c2); at least 30")
     args = parser.parse_args()
     if args.quick:
         runs, calls, warmup = 3, 100, 20
@@ -546,6 +550,13 @@ def main() -> int:
     if "b" in args.sections:
         print()
         report_latency(calls, warmup)
+    if "c" in args.sections:
+        import bench_push  # beside this script: issue 36's figures, push instead of waiting
+
+        print()
+        bench_push.report_cost()
+        print()
+        bench_push.report_latency(30 if args.quick else max(args.events, 30))
     return 0
 
 

@@ -61,6 +61,13 @@ def live(runtime: Runtime) -> LiveServer:
 
 
 @pytest.fixture
+def pushing(runtime: Runtime) -> LiveServer:
+    """The app as `make serve` runs it: the local WebSocket gateway in front, published pushes delivered."""
+    with LiveServer(runtime, push=True) as server:
+        yield server
+
+
+@pytest.fixture
 def logged():
     """What the service logger writes during the test, through its own JSON formatter."""
     stream = io.StringIO()

@@ -36,6 +36,9 @@ from agent_workspace.api.app import create_app
 from agent_workspace.config import get_settings
 from agent_workspace.domain.models import Actor
 from agent_workspace.domain.tokens import hash_token
+from agent_workspace.local import push_gateway
+from agent_workspace.local.drivers import Drivers
+from agent_workspace.local.push_gateway import PushGateway
 from agent_workspace.local.stack import Seed, local_runtime, seed
 from agent_workspace.mcp_server.dispatch import ToolOutcome, dispatch
 from agent_workspace.mcp_server.registry import Call
@@ -58,15 +61,27 @@ def free_port() -> int:
 
 
 class LiveServer:
-    def __init__(self, runtime: Runtime) -> None:
+    """The app under uvicorn on a free loopback port; with `push`, as `make serve` runs it: the local WebSocket
+    gateway in front (`gateway`) and the queue and schedule drivers delivering what is published."""
+
+    def __init__(self, runtime: Runtime, push: bool = False) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        config = uvicorn.Config(create_app(runtime), host="127.0.0.1", port=self.port, log_level="warning")
+        app: Any = create_app(runtime)
+        self.gateway: PushGateway | None = None
+        self._drivers: Drivers | None = None
+        if push:
+            push_gateway.configure(runtime, f"127.0.0.1:{self.port}")
+            app = self.gateway = PushGateway(app, runtime)
+            self._drivers = Drivers(runtime)
+        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning", ws=push_gateway.UVICORN_WS)
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, daemon=True)
 
     def __enter__(self) -> "LiveServer":
         self._thread.start()
+        if self._drivers is not None:
+            self._drivers.start()
         deadline = time.monotonic() + 10
         while not self._server.started:
             if time.monotonic() > deadline:
@@ -75,6 +90,8 @@ class LiveServer:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        if self._drivers is not None:
+            self._drivers.stop()
         self._server.should_exit = True
         self._thread.join(timeout=10)
 

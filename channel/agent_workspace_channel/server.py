@@ -27,6 +27,7 @@ from agent_workspace_channel import __version__
 from agent_workspace_channel.config import Config
 from agent_workspace_channel.outbox import PERMISSION_REQUEST, Outbox
 from agent_workspace_channel.poller import Poller
+from agent_workspace_channel.push import PushSource
 from agent_workspace_channel.relay import PermissionRequest, Relay
 from agent_workspace_channel.state import State
 from agent_workspace_channel.upstream import Refused, Unreachable, Workspace
@@ -75,6 +76,7 @@ class Bridge:
         self.outbox = Outbox()
         self.relay = Relay(workspace, self.outbox, lambda: self._current_task)
         self.poller = Poller(config, workspace, state, self.outbox, self.relay, self._answered)
+        self.push = PushSource(workspace, self.poller)
 
     # -- tools, prompts, resources, skills ------------------------------------------------------------------------
 
@@ -249,7 +251,8 @@ class Bridge:
         return server
 
     async def serve(self, read_stream: Any, write_stream: Any) -> None:
-        """Serve one client until it closes stdin; the poll and the pushes run beside it."""
+        """Serve one client until it closes stdin; the channel's events (pushed, else polled) and the pushes run
+        beside it."""
         await self.warm_up()
         server = self.server()
         options = server.create_initialization_options(
@@ -261,7 +264,7 @@ class Bridge:
         connection = Connection.for_loop(dispatcher)
         self.outbox.attach(connection)
         async with anyio.create_task_group() as tasks:
-            tasks.start_soon(self.poller.run)
+            tasks.start_soon(self.push.run)
             tasks.start_soon(self.poller.repush)
             await serve_connection(server, dispatcher, connection=connection, lifespan_state={}, init_options=options)
             tasks.cancel_scope.cancel()

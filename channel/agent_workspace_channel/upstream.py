@@ -31,6 +31,9 @@ T = TypeVar("T")
 CONNECT_SECONDS = 10.0
 # A tool call may wait on the human (task elicit waits up to a minute per call) before it answers.
 CALL_READ_SECONDS = 300.0
+# A ticket refused this way means no push here: 503 is the workspace's "not configured" (Retry-After: when to ask
+# again), 404 and 405 a server from before push.
+NO_PUSH_STATUSES = frozenset({404, 405, 503})
 CLIENT_INFO = types.Implementation(name="agent-workspace-channel", version=__version__)
 
 
@@ -41,7 +44,12 @@ class ExtensionResult(BaseModel):
 
 
 class Unreachable(Exception):
-    """The workspace did not answer, or failed (down, unreachable, busy: 429 or 5xx); trying again later may work."""
+    """The workspace did not answer, or failed (down, unreachable, busy: 429 or 5xx); trying again later may work,
+    not before `retry_after` seconds when the workspace said so."""
+
+    def __init__(self, reason: str, retry_after: float | None = None) -> None:
+        super().__init__(reason)
+        self.retry_after = retry_after
 
 
 class Refused(Exception):
@@ -51,6 +59,15 @@ class Refused(Exception):
         super().__init__(f"{status}: {detail}")
         self.status = status
         self.detail = detail
+
+
+class NoPush(Exception):
+    """The workspace has no WebSocket push (its ticket answered 503, or a server from before push has no such route):
+    long-poll instead, and ask again after `retry_after` seconds when the workspace said when."""
+
+    def __init__(self, reason: str, retry_after: float | None) -> None:
+        super().__init__(reason)
+        self.retry_after = retry_after
 
 
 def _busy(status: int) -> bool:
@@ -67,9 +84,17 @@ def _detail(response: httpx2.Response) -> str:
     return str(detail)[:300] if detail else (response.reason_phrase or "error")
 
 
+def _retry_after(response: httpx2.Response) -> float | None:
+    """Retry-After in seconds (the workspace sends seconds, never a date)."""
+    try:
+        return max(0.0, float(response.headers.get("Retry-After", "")))
+    except ValueError:
+        return None
+
+
 def _check(response: httpx2.Response) -> None:
     if _busy(response.status_code):
-        raise Unreachable(f"the workspace answered {response.status_code}")
+        raise Unreachable(f"the workspace answered {response.status_code}", _retry_after(response))
     if response.status_code >= 400:
         raise Refused(response.status_code, _detail(response))
 
@@ -251,6 +276,25 @@ class Workspace:
         response = await self._rest_call("GET", "/api/channel/events", params=params, timeout=timeout)
         body = response.json()
         return Page([Event.of(raw) for raw in body.get("events", [])], str(body.get("cursor") or cursor or ""))
+
+    async def push_ticket(self) -> str:
+        """The URL of a WebSocket that hears this token's channel, a single-use ticket in its query: open it within a
+        minute, and never log it. `NoPush` when the workspace has no push."""
+        try:
+            response = await self._rest.post("/api/push/tickets", json={"topic": "channel"}, timeout=CONNECT_SECONDS)
+        except httpx2.TransportError as error:
+            raise Unreachable(type(error).__name__) from None
+        if response.status_code in NO_PUSH_STATUSES:
+            raise NoPush(f"the push ticket answered {response.status_code}", _retry_after(response))
+        _check(response)
+        try:
+            body = response.json()
+        except ValueError:
+            body = None
+        url = body.get("url") if isinstance(body, dict) else None
+        if not isinstance(url, str) or not url.startswith(("ws://", "wss://")):
+            raise NoPush("the push ticket named no WebSocket URL", None)
+        return url
 
     async def ask_permission(
         self, request_id: str, tool_name: str, description: str, input_preview: str, task_id: str | None

@@ -34,6 +34,7 @@ from pydantic import BaseModel, ConfigDict, TypeAdapter
 from agent_workspace.api.app import create_app
 from agent_workspace.local.__main__ import _claude_code_setup
 from agent_workspace.runtime import Runtime
+from agent_workspace.services import channel as channel_service
 from agent_workspace.services import memory, pano, skills
 from tests.support import DOC, ROOT, TASK, TOOL_NAMES, bearer, file_in, free_port, furnish, mcp_client, text_of
 
@@ -138,7 +139,7 @@ async def bridge(url: str, token: str, state: Path, log: TextIO, *options: str) 
     params = StdioServerParameters(
         command=command[0],
         args=[*command[1:], "--url", f"{url}/mcp", "--state", str(state), *options],
-        env={"AGENT_WORKSPACE_TOKEN": token},
+        env={"AGENT_WORKSPACE_TOKEN": token, "PYTHONPATH": str(ROOT / "channel")},  # this checkout's bridge
     )
     heard = Listening()
     transport = stdio_client(params, errlog=log)
@@ -410,6 +411,65 @@ async def test_always_allow_is_answered_by_the_bridge_at_once_the_next_time(live
         assert pending_question(human, "rstuv") is None
 
 
+# -- over the WebSocket push ---------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def event_reads(monkeypatch) -> list[float]:
+    """The `wait` of every GET /api/channel/events the app serves: a long poll is a read with a wait."""
+    waits: list[float] = []
+    real = channel_service.events
+
+    async def recorded(rt: Runtime, actor: Any, cursor: str | None, wait: float, deadline: float | None) -> Any:
+        waits.append(wait)
+        return await real(rt, actor, cursor, wait, deadline)
+
+    monkeypatch.setattr(channel_service, "events", recorded)
+    return waits
+
+
+@pytest.fixture
+def human_of_pushing(pushing, seeded):
+    base = f"{pushing.url}/api/workspaces/{seeded.workspace_id}"
+    with httpx.Client(base_url=base, headers=bearer(seeded.human_token), timeout=30) as client:
+        yield client
+
+
+async def test_on_a_stack_with_push_the_news_arrives_over_the_websocket_with_no_long_poll_and_a_cut_loses_nothing(
+    pushing, seeded, human_of_pushing, state, log, event_reads
+):
+    human, gateway = human_of_pushing, pushing.gateway
+    assert gateway is not None
+    async with bridge(pushing.url, seeded.agent_token, state, log) as session:
+        first_socket = await eventually(lambda: gateway.connection_ids)
+        task_id = created(human, "Ship the release", "Tag v1.2.")
+        push = await session.push()
+        assert (push.meta["chat_id"], push.meta["kind"]) == (task_id, "task")
+        assert push.content.startswith("Ship the release")
+
+        human.post(f"/tasks/{task_id}/messages", json={"text": "Also the notes."})
+        reply = await session.push()
+        assert (reply.meta["chat_id"], reply.meta["kind"], reply.content) == (task_id, "reply", "Also the notes.")
+
+        await session.ask("abcde", "Bash", "List the files", '{"command": "ls"}')
+        question = await eventually(lambda: pending_question(human, "abcde"))
+        human.post(f"/permissions/{question['id']}", json={"decision": "allow"})
+        assert await session.verdict() == Verdict(request_id="abcde", behavior="allow")
+
+        assert gateway.close() == 1  # the server cuts the socket (as API Gateway does at 2 hours)
+        cut = created(human, "Said while the socket was down")  # its push finds no socket, or a dying one
+        assert (await session.push()).meta["chat_id"] == cut  # the new socket's catch-up from the cursor
+        second_socket = await eventually(lambda: gateway.connection_ids)
+        after = created(human, "After the cut")
+        assert (await session.push()).meta["chat_id"] == after  # nothing of the cut came twice
+    assert second_socket != first_socket
+    assert event_reads and not any(event_reads)  # only reads without a wait: no long poll ran
+    log.seek(0)
+    said = log.read()
+    assert "channel events over the WebSocket" in said and "by long poll" not in said
+    assert seeded.agent_token not in said and "aw_ticket_" not in said and "Tag v1.2" not in said
+
+
 # -- the workspace goes away and comes back ------------------------------------------------------------------------
 
 
@@ -547,10 +607,11 @@ async def test_the_entry_make_serve_prints_starts_the_bridge_as_it_stands(live, 
 
 
 def test_the_channel_package_needs_nothing_of_the_server():
-    """Installable on its own (`pip install ./channel`): the MCP SDK on the server's pin and its HTTP client, no AWS."""
+    """Installable on its own (`pip install ./channel`): the MCP SDK on the server's pin, its HTTP client and a
+    WebSocket client (the push), no AWS."""
     project = tomllib.loads((ROOT / "channel" / "pyproject.toml").read_text())["project"]
     wanted = {(r := Requirement(line)).name: r.specifier for line in project["dependencies"]}
-    assert set(wanted) == {"mcp", "httpx2"}
+    assert set(wanted) == {"mcp", "httpx2", "websockets"}
     server_pins = [
         Requirement(line.split("#")[0]) for line in REQUIREMENTS.read_text().splitlines() if line[:1].isalpha()
     ]

@@ -46,14 +46,14 @@ SITE = "https://tools.example.com"
 
 
 @pytest.fixture
-def pushing(runtime: Runtime) -> Runtime:
+def push_on(runtime: Runtime) -> Runtime:
     """The runtime as the template configures it: a WebSocket API, so tickets are minted and changes published."""
     runtime.settings = runtime.settings.model_copy(update={"push_url": PUSH_URL})
     return runtime
 
 
 @pytest.fixture
-def api(pushing: Runtime, live) -> httpx.Client:
+def api(push_on: Runtime, live) -> httpx.Client:
     with httpx.Client(base_url=live.url, timeout=30) as client:
         yield client
 
@@ -87,9 +87,9 @@ def _error(code: str, status: int) -> dict[str, Any]:
 
 
 @pytest.fixture
-def sockets(pushing: Runtime) -> Sockets:
+def sockets(push_on: Runtime) -> Sockets:
     stub = Sockets()
-    pushing.push_poster = ConnectionPoster(stub)
+    push_on.push_poster = ConnectionPoster(stub)
     return stub
 
 
@@ -137,16 +137,18 @@ def other_workspace(rt: Runtime, account_id: str) -> tuple[str, str]:
 # == tickets ====================================================================================================
 
 
-def test_an_agent_token_mints_a_ticket_for_its_own_workspaces_channel(api, pushing, seeded, clock):
+def test_an_agent_token_mints_a_ticket_for_its_own_workspaces_channel(api, push_on, seeded, clock):
     response = api.post(TICKETS, json={"topic": "channel"}, headers=bearer(seeded.agent_token))
 
     assert response.status_code == 201, response.text
     minted = response.json()
-    assert set(minted) == {"ticket", "url", "expiresAt"}
+    assert set(minted) == {"ticket", "url", "expiresAt", "pingSeconds", "reconnectSeconds"}
+    # The clients' cadence, from the server: inside API Gateway's 10-minute idle timeout and 2-hour life.
+    assert 0 < minted["pingSeconds"] < 600 and 0 < minted["reconnectSeconds"] < 7200
     assert minted["ticket"].startswith(rules.TICKET_PREFIX)
     assert minted["url"] == f"{PUSH_URL}?ticket={minted['ticket']}"
     assert parse_iso(minted["expiresAt"]) - clock.now <= timedelta(seconds=rules.TICKET_SECONDS)
-    stored = item(pushing, keys.push_ticket_pk(hash_token(minted["ticket"])), keys.PUSH_SK)
+    stored = item(push_on, keys.push_ticket_pk(hash_token(minted["ticket"])), keys.PUSH_SK)
     assert stored["topic"] == {"S": "channel"} and stored["scope"] == {"S": seeded.workspace_id}
     # Naming its own workspace is the same ticket's scope.
     named = api.post(TICKETS, json={"topic": "channel", "workspaceId": seeded.workspace_id},
@@ -154,7 +156,7 @@ def test_an_agent_token_mints_a_ticket_for_its_own_workspaces_channel(api, pushi
     assert named.status_code == 201, named.text
 
 
-def test_a_human_token_mints_tickets_for_its_accounts_bridge_and_a_workspaces_console(api, pushing, seeded):
+def test_a_human_token_mints_tickets_for_its_accounts_bridge_and_a_workspaces_console(api, push_on, seeded):
     bridge = api.post(TICKETS, json={"topic": "bridge"}, headers=bearer(seeded.human_token))
     console = api.post(
         TICKETS, json={"topic": "console", "workspaceId": seeded.workspace_id}, headers=bearer(seeded.human_token)
@@ -162,7 +164,7 @@ def test_a_human_token_mints_tickets_for_its_accounts_bridge_and_a_workspaces_co
 
     assert (bridge.status_code, console.status_code) == (201, 201), (bridge.text, console.text)
     for minted, scope in ((bridge.json(), seeded.account_id), (console.json(), seeded.workspace_id)):
-        stored = item(pushing, keys.push_ticket_pk(hash_token(minted["ticket"])), keys.PUSH_SK)
+        stored = item(push_on, keys.push_ticket_pk(hash_token(minted["ticket"])), keys.PUSH_SK)
         assert stored["scope"] == {"S": scope}
 
 
@@ -181,16 +183,16 @@ def test_a_topic_refuses_the_wrong_kind_of_token_with_403(api, seeded, who, body
     assert_problem(api.post(TICKETS, json=body, headers=bearer(token)), 403, "token")
 
 
-def test_an_agent_token_hears_no_other_workspaces_channel(api, pushing, seeded):
-    neighbour, _ = other_workspace(pushing, seeded.account_id)
+def test_an_agent_token_hears_no_other_workspaces_channel(api, push_on, seeded):
+    neighbour, _ = other_workspace(push_on, seeded.account_id)
 
     refused = api.post(TICKETS, json={"topic": "channel", "workspaceId": neighbour}, headers=bearer(seeded.agent_token))
 
     assert_problem(refused, 403, "own workspace")
 
 
-def test_another_accounts_workspace_is_not_found_for_the_console(api, pushing, seeded):
-    _, stranger = accounts.create_account(pushing.accounts, "Stranger")
+def test_another_accounts_workspace_is_not_found_for_the_console(api, push_on, seeded):
+    _, stranger = accounts.create_account(push_on.accounts, "Stranger")
 
     for workspace_id in (seeded.workspace_id, "0000000000A", "../../x"):
         refused = api.post(
@@ -227,11 +229,11 @@ def test_a_stack_without_a_websocket_api_answers_503_so_clients_long_poll(runtim
     assert int(refused.headers["retry-after"]) >= 600
 
 
-def test_a_ticket_is_stored_only_as_its_hash(pushing, seeded):
-    minted = push.mint_ticket(pushing, principal(pushing, seeded.human_token), hash_token(seeded.human_token),
+def test_a_ticket_is_stored_only_as_its_hash(push_on, seeded):
+    minted = push.mint_ticket(push_on, principal(push_on, seeded.human_token), hash_token(seeded.human_token),
                               "bridge", None)  # fmt: skip
 
-    stored = item(pushing, keys.push_ticket_pk(hash_token(minted["ticket"])), keys.PUSH_SK)
+    stored = item(push_on, keys.push_ticket_pk(hash_token(minted["ticket"])), keys.PUSH_SK)
     assert stored is not None
     text = json.dumps(stored)
     assert minted["ticket"] not in text and minted["ticket"].removeprefix(rules.TICKET_PREFIX) not in text
@@ -239,7 +241,7 @@ def test_a_ticket_is_stored_only_as_its_hash(pushing, seeded):
     assert stored["expiresAt"]["N"] == str(int(parse_iso(minted["expiresAt"]).timestamp()))
 
 
-def test_minting_is_bounded_per_token_and_minute_with_retry_after(api, pushing, seeded, clock):
+def test_minting_is_bounded_per_token_and_minute_with_retry_after(api, push_on, seeded, clock):
     clock.set(clock.now.replace(second=5, microsecond=0))
     body = {"topic": "bridge"}
     for _ in range(rules.TICKETS_PER_MINUTE):
@@ -249,7 +251,7 @@ def test_minting_is_bounded_per_token_and_minute_with_retry_after(api, pushing, 
     assert_problem(refused, 429, "push tickets this minute")
     assert 1 <= int(refused.headers["retry-after"]) <= 56
     # Another token of the account has its own count; the next minute, this one mints again.
-    other = accounts.issue_token(pushing.accounts, TokenKind.HUMAN, seeded.account_id, None).token
+    other = accounts.issue_token(push_on.accounts, TokenKind.HUMAN, seeded.account_id, None).token
     assert api.post(TICKETS, json=body, headers=bearer(other)).status_code == 201
     clock.advance(seconds=60)
     assert api.post(TICKETS, json=body, headers=bearer(seeded.human_token)).status_code == 201
@@ -274,9 +276,9 @@ def ws_event(name: str, connection_id: str, ticket: str | None = None, body: str
 
 
 @pytest.fixture
-def push_lambda(pushing, monkeypatch):
+def push_lambda(push_on, monkeypatch):
     """functions/push/app.py loaded with the environment template.yaml gives it, on this test's resources."""
-    module = load_function("push", pushing, monkeypatch)
+    module = load_function("push", push_on, monkeypatch)
 
     def invoke(event: dict[str, Any]) -> dict[str, Any]:
         return module.handler(event, LambdaContext(FUNCTION_NAMES["push"]))
@@ -294,59 +296,59 @@ def test_the_sample_websocket_events_are_shaped_like_api_gateways():
         assert context["connectionId"] and context["apiId"] and context["domainName"].startswith(context["apiId"])
 
 
-def test_a_ticket_opens_a_socket_recorded_with_its_listener_and_disconnect_forgets_both(push_lambda, pushing, seeded):
-    minted = ticket(pushing, seeded.human_token, "console", seeded.workspace_id)
+def test_a_ticket_opens_a_socket_recorded_with_its_listener_and_disconnect_forgets_both(push_lambda, push_on, seeded):
+    minted = ticket(push_on, seeded.human_token, "console", seeded.workspace_id)
 
     assert push_lambda(ws_event("push_connect.json", "Conn1aaaaaaaaaa=", minted)) == {"statusCode": 200}
 
-    connection = item(pushing, keys.push_connection_pk("Conn1aaaaaaaaaa="), keys.PUSH_SK)
+    connection = item(push_on, keys.push_connection_pk("Conn1aaaaaaaaaa="), keys.PUSH_SK)
     listener = item(
-        pushing, keys.push_listeners_pk("console", seeded.workspace_id), keys.push_listener_sk("Conn1aaaaaaaaaa=")
+        push_on, keys.push_listeners_pk("console", seeded.workspace_id), keys.push_listener_sk("Conn1aaaaaaaaaa=")
     )
     assert connection["topic"] == {"S": "console"} and connection["scope"] == {"S": seeded.workspace_id}
-    assert listener["tokenId"] == connection["tokenId"] == {"S": principal(pushing, seeded.human_token).token_id}
+    assert listener["tokenId"] == connection["tokenId"] == {"S": principal(push_on, seeded.human_token).token_id}
     lives = int(listener["expiresAt"]["N"]) - int(parse_iso(listener["connectedAt"]["S"]).timestamp())
     assert 2 * 3600 < lives <= rules.CONNECTION_SECONDS  # past API Gateway's 2-hour cut, so TTL is the backstop
-    assert item(pushing, keys.push_ticket_pk(hash_token(minted)), keys.PUSH_SK) is None  # spent
+    assert item(push_on, keys.push_ticket_pk(hash_token(minted)), keys.PUSH_SK) is None  # spent
 
     assert push_lambda(ws_event("push_disconnect.json", "Conn1aaaaaaaaaa=")) == {"statusCode": 200}
-    assert item(pushing, keys.push_connection_pk("Conn1aaaaaaaaaa="), keys.PUSH_SK) is None
-    assert pushing.push.listeners("console", seeded.workspace_id, 10) == []
+    assert item(push_on, keys.push_connection_pk("Conn1aaaaaaaaaa="), keys.PUSH_SK) is None
+    assert push_on.push.listeners("console", seeded.workspace_id, 10) == []
     # A second notice (or one for a socket that was refused) changes nothing.
     assert push_lambda(ws_event("push_disconnect.json", "Conn1aaaaaaaaaa=")) == {"statusCode": 200}
 
 
-def test_a_ticket_opens_one_socket_only(push_lambda, pushing, seeded):
-    minted = ticket(pushing, seeded.agent_token, "channel")
+def test_a_ticket_opens_one_socket_only(push_lambda, push_on, seeded):
+    minted = ticket(push_on, seeded.agent_token, "channel")
 
     assert push_lambda(ws_event("push_connect.json", "Conn2aaaaaaaaaa=", minted)) == {"statusCode": 200}
     assert push_lambda(ws_event("push_connect.json", "Conn3aaaaaaaaaa=", minted)) == {"statusCode": 401}
 
-    assert listening(pushing, "channel", seeded.workspace_id) == ["Conn2aaaaaaaaaa="]
+    assert listening(push_on, "channel", seeded.workspace_id) == ["Conn2aaaaaaaaaa="]
 
 
-def test_a_ticket_expires_after_a_minute(push_lambda, pushing, seeded, clock):
-    minted = ticket(pushing, seeded.human_token, "bridge")
+def test_a_ticket_expires_after_a_minute(push_lambda, push_on, seeded, clock):
+    minted = ticket(push_on, seeded.human_token, "bridge")
     push_lambda.runtime.clock = clock
     clock.advance(seconds=rules.TICKET_SECONDS + 1)
 
     assert push_lambda(ws_event("push_connect.json", "Conn4aaaaaaaaaa=", minted)) == {"statusCode": 401}
-    assert pushing.push.listeners("bridge", seeded.account_id, 10) == []
+    assert push_on.push.listeners("bridge", seeded.account_id, 10) == []
 
 
-def test_a_revoked_tokens_ticket_opens_nothing(push_lambda, pushing, seeded):
-    second = accounts.issue_token(pushing.accounts, TokenKind.AGENT, seeded.account_id, seeded.workspace_id)
-    minted = ticket(pushing, second.token, "channel")
-    pushing.accounts.revoke_token(seeded.account_id, seeded.workspace_id, second.record.id)
+def test_a_revoked_tokens_ticket_opens_nothing(push_lambda, push_on, seeded):
+    second = accounts.issue_token(push_on.accounts, TokenKind.AGENT, seeded.account_id, seeded.workspace_id)
+    minted = ticket(push_on, second.token, "channel")
+    push_on.accounts.revoke_token(seeded.account_id, seeded.workspace_id, second.record.id)
 
     assert push_lambda(ws_event("push_connect.json", "Conn5aaaaaaaaaa=", minted)) == {"statusCode": 401}
-    assert pushing.push.listeners("channel", seeded.workspace_id, 10) == []
+    assert push_on.push.listeners("channel", seeded.workspace_id, 10) == []
 
 
 @pytest.mark.parametrize("sent", [None, "", "aw_ticket_made-up", "aw_ticket_" + "x" * 5000, "aw_human_not-a-ticket"])
-def test_a_socket_without_a_good_ticket_is_refused(push_lambda, pushing, seeded, sent):
+def test_a_socket_without_a_good_ticket_is_refused(push_lambda, push_on, seeded, sent):
     assert push_lambda(ws_event("push_connect.json", "Conn6aaaaaaaaaa=", sent)) == {"statusCode": 401}
-    assert item(pushing, keys.push_connection_pk("Conn6aaaaaaaaaa="), keys.PUSH_SK) is None
+    assert item(push_on, keys.push_connection_pk("Conn6aaaaaaaaaa="), keys.PUSH_SK) is None
 
 
 def test_a_ping_is_answered_with_a_pong_and_anything_else_with_a_small_error_frame(push_lambda):
@@ -362,32 +364,32 @@ def test_a_ping_is_answered_with_a_pong_and_anything_else_with_a_small_error_fra
 # == the one sender ===============================================================================================
 
 
-def test_a_push_reaches_the_listeners_of_its_scope_and_no_other(pushing, seeded, sockets):
-    neighbour, neighbour_agent = other_workspace(pushing, seeded.account_id)
-    connected(pushing, "ConsA1aaaaaaaaa=", seeded.human_token, "console", seeded.workspace_id)
-    connected(pushing, "ConsA2aaaaaaaaa=", seeded.human_token, "console", seeded.workspace_id)
-    connected(pushing, "ConsB1aaaaaaaaa=", seeded.human_token, "console", neighbour)
-    connected(pushing, "ChanA1aaaaaaaaa=", seeded.agent_token, "channel")
+def test_a_push_reaches_the_listeners_of_its_scope_and_no_other(push_on, seeded, sockets):
+    neighbour, neighbour_agent = other_workspace(push_on, seeded.account_id)
+    connected(push_on, "ConsA1aaaaaaaaa=", seeded.human_token, "console", seeded.workspace_id)
+    connected(push_on, "ConsA2aaaaaaaaa=", seeded.human_token, "console", seeded.workspace_id)
+    connected(push_on, "ConsB1aaaaaaaaa=", seeded.human_token, "console", neighbour)
+    connected(push_on, "ChanA1aaaaaaaaa=", seeded.agent_token, "channel")
 
-    push.console_changed(pushing, seeded.workspace_id, "0kGogHmaqvZ")
-    (body,) = pushes(pushing)
+    push.console_changed(push_on, seeded.workspace_id, "0kGogHmaqvZ")
+    (body,) = pushes(push_on)
 
     assert body == {"type": "push", "topic": "console", "scope": seeded.workspace_id,
                     "message": {"type": "changed", "what": "needs", "taskId": "0kGogHmaqvZ"}}  # fmt: skip
-    assert deliver_all(pushing, [body]) == [2]
+    assert deliver_all(push_on, [body]) == [2]
     assert dict(sockets.frames) == {
         "ConsA1aaaaaaaaa=": [body["message"]],
         "ConsA2aaaaaaaaa=": [body["message"]],
     }
 
 
-def test_moto_records_what_the_sender_posts_through_the_connections_api(pushing, seeded):
+def test_moto_records_what_the_sender_posts_through_the_connections_api(push_on, seeded):
     """The real client, on the moto server like every AWS call locally: the frame arrives as posted. (An id without
     API Gateway's trailing `=`, which the client percent-encodes in the path and moto keeps encoded.)"""
-    connected(pushing, "MotoAaaaaaaaaaaQ", seeded.human_token, "bridge")
+    connected(push_on, "MotoAaaaaaaaaaaQ", seeded.human_token, "bridge")
 
-    push.publish(pushing, "bridge", seeded.account_id, {"type": "siteCall", "id": "0kGogHmaqvZ", "status": "queued"})
-    assert deliver_all(pushing, pushes(pushing)) == [1]
+    push.publish(push_on, "bridge", seeded.account_id, {"type": "siteCall", "id": "0kGogHmaqvZ", "status": "queued"})
+    assert deliver_all(push_on, pushes(push_on)) == [1]
 
     (received,) = [
         backend["us-east-1"].connections["MotoAaaaaaaaaaaQ"].data
@@ -397,70 +399,70 @@ def test_moto_records_what_the_sender_posts_through_the_connections_api(pushing,
     assert json.loads(received) == {"type": "siteCall", "id": "0kGogHmaqvZ", "status": "queued"}
 
 
-def test_a_gone_connection_loses_its_items_and_the_others_still_hear(pushing, seeded, sockets):
-    connected(pushing, "GoneAaaaaaaaaaa=", seeded.human_token, "bridge")
-    connected(pushing, "HereAaaaaaaaaaa=", seeded.human_token, "bridge")
+def test_a_gone_connection_loses_its_items_and_the_others_still_hear(push_on, seeded, sockets):
+    connected(push_on, "GoneAaaaaaaaaaa=", seeded.human_token, "bridge")
+    connected(push_on, "HereAaaaaaaaaaa=", seeded.human_token, "bridge")
     sockets.gone.add("GoneAaaaaaaaaaa=")
 
-    push.publish(pushing, "bridge", seeded.account_id, {"type": "siteCall", "id": "0kGogHmaqvZ", "status": "pending"})
-    assert deliver_all(pushing, pushes(pushing)) == [1]
+    push.publish(push_on, "bridge", seeded.account_id, {"type": "siteCall", "id": "0kGogHmaqvZ", "status": "pending"})
+    assert deliver_all(push_on, pushes(push_on)) == [1]
 
     assert list(sockets.frames) == ["HereAaaaaaaaaaa="]
-    assert listening(pushing, "bridge", seeded.account_id) == ["HereAaaaaaaaaaa="]
-    assert item(pushing, keys.push_connection_pk("GoneAaaaaaaaaaa="), keys.PUSH_SK) is None
+    assert listening(push_on, "bridge", seeded.account_id) == ["HereAaaaaaaaaaa="]
+    assert item(push_on, keys.push_connection_pk("GoneAaaaaaaaaaa="), keys.PUSH_SK) is None
 
 
-def test_a_failed_post_is_logged_and_counted_never_raised_or_retried(pushing, seeded, sockets, logged):
-    connected(pushing, "BusyAaaaaaaaaaa=", seeded.human_token, "bridge")
+def test_a_failed_post_is_logged_and_counted_never_raised_or_retried(push_on, seeded, sockets, logged):
+    connected(push_on, "BusyAaaaaaaaaaa=", seeded.human_token, "bridge")
     sockets.failing.add("BusyAaaaaaaaaaa=")
 
-    push.publish(pushing, "bridge", seeded.account_id, {"type": "siteCall", "id": "0kGogHmaqvZ", "status": "queued"})
-    assert deliver_all(pushing, pushes(pushing)) == [0]  # handled: the queue deletes it, nobody retries a hint
+    push.publish(push_on, "bridge", seeded.account_id, {"type": "siteCall", "id": "0kGogHmaqvZ", "status": "queued"})
+    assert deliver_all(push_on, pushes(push_on)) == [0]  # handled: the queue deletes it, nobody retries a hint
 
     assert "LimitExceededException" in logged.getvalue()
-    assert len(pushing.push.listeners("bridge", seeded.account_id, 10)) == 1  # not gone: only busy
+    assert len(push_on.push.listeners("bridge", seeded.account_id, 10)) == 1  # not gone: only busy
 
 
-def test_a_message_too_large_for_a_frame_is_sent_as_fetch(pushing, seeded, sockets):
-    connected(pushing, "BigAaaaaaaaaaaa=", seeded.agent_token, "channel")
+def test_a_message_too_large_for_a_frame_is_sent_as_fetch(push_on, seeded, sockets):
+    connected(push_on, "BigAaaaaaaaaaaa=", seeded.agent_token, "channel")
     huge = {"type": "event", "cursor": "0kGogHmaqvZ", "event": {"content": "é" * 20_000}}  # 40 KB in UTF-8
 
-    push.publish(pushing, "channel", seeded.workspace_id, huge)
-    (body,) = pushes(pushing)
-    assert deliver_all(pushing, [body]) == [1]
+    push.publish(push_on, "channel", seeded.workspace_id, huge)
+    (body,) = pushes(push_on)
+    assert deliver_all(push_on, [body]) == [1]
 
     fetch = {"type": "fetch", "topic": "channel", "scope": seeded.workspace_id, "cursor": "0kGogHmaqvZ"}
     assert body["message"] == fetch  # the queue never carries it whole either
     assert sockets.frames["BigAaaaaaaaaaaa="] == [fetch]
     # And a message that reaches the sender whole (queued by an older publisher) is cut there, at the frame.
-    deliver_all(pushing, [{**body, "message": huge}])
+    deliver_all(push_on, [{**body, "message": huge}])
     assert sockets.frames["BigAaaaaaaaaaaa="] == [fetch, fetch]
 
 
-def test_a_revoked_tokens_open_socket_hears_nothing_more(pushing, seeded, sockets):
-    second = accounts.issue_token(pushing.accounts, TokenKind.AGENT, seeded.account_id, seeded.workspace_id)
-    connected(pushing, "RevokedAaaaaaaa=", second.token, "channel")
-    connected(pushing, "StaysAaaaaaaaaa=", seeded.agent_token, "channel")
-    pushing.accounts.revoke_token(seeded.account_id, seeded.workspace_id, second.record.id)
+def test_a_revoked_tokens_open_socket_hears_nothing_more(push_on, seeded, sockets):
+    second = accounts.issue_token(push_on.accounts, TokenKind.AGENT, seeded.account_id, seeded.workspace_id)
+    connected(push_on, "RevokedAaaaaaaa=", second.token, "channel")
+    connected(push_on, "StaysAaaaaaaaaa=", seeded.agent_token, "channel")
+    push_on.accounts.revoke_token(seeded.account_id, seeded.workspace_id, second.record.id)
 
-    channel.push(pushing, seeded.workspace_id, "reply", "0kGogHmaqvZ", "a secret reply")
-    assert deliver_all(pushing, pushes(pushing)) == [1]
+    channel.push(push_on, seeded.workspace_id, "reply", "0kGogHmaqvZ", "a secret reply")
+    assert deliver_all(push_on, pushes(push_on)) == [1]
 
     assert list(sockets.frames) == ["StaysAaaaaaaaaa="]
-    assert listening(pushing, "channel", seeded.workspace_id) == ["StaysAaaaaaaaaa="]
+    assert listening(push_on, "channel", seeded.workspace_id) == ["StaysAaaaaaaaaa="]
 
 
-def test_a_permission_verdict_reaches_the_asking_tokens_sockets_alone(pushing, seeded, sockets):
-    second = accounts.issue_token(pushing.accounts, TokenKind.AGENT, seeded.account_id, seeded.workspace_id)
-    asker = Actor("agent", seeded.account_id, seeded.workspace_id, principal(pushing, seeded.agent_token).token_id)
-    connected(pushing, "AskerAaaaaaaaaa=", seeded.agent_token, "channel")
-    connected(pushing, "OtherAaaaaaaaaa=", second.token, "channel")
-    question, _ = channel.ask_permission(pushing, asker, "req-1", "Bash", "ls", "", None)
-    pushes(pushing)  # the console's inbox heard of the question; not what this test is about
+def test_a_permission_verdict_reaches_the_asking_tokens_sockets_alone(push_on, seeded, sockets):
+    second = accounts.issue_token(push_on.accounts, TokenKind.AGENT, seeded.account_id, seeded.workspace_id)
+    asker = Actor("agent", seeded.account_id, seeded.workspace_id, principal(push_on, seeded.agent_token).token_id)
+    connected(push_on, "AskerAaaaaaaaaa=", seeded.agent_token, "channel")
+    connected(push_on, "OtherAaaaaaaaaa=", second.token, "channel")
+    question, _ = channel.ask_permission(push_on, asker, "req-1", "Bash", "ls", "", None)
+    pushes(push_on)  # the console's inbox heard of the question; not what this test is about
 
-    channel.decide(pushing, seeded.workspace_id, question["id"], "allow")
-    bodies = pushes(pushing)
-    deliver_all(pushing, bodies)
+    channel.decide(push_on, seeded.workspace_id, question["id"], "allow")
+    bodies = pushes(push_on)
+    deliver_all(push_on, bodies)
 
     (verdict,) = [body for body in bodies if body["topic"] == "channel"]
     assert verdict["tokenId"] == asker.token_id
@@ -469,8 +471,8 @@ def test_a_permission_verdict_reaches_the_asking_tokens_sockets_alone(pushing, s
     assert frame["event"]["meta"] == {"kind": "permission", "request_id": "req-1", "behavior": "allow"}
 
 
-def test_the_events_lambda_delivers_the_sample_push_message(pushing, monkeypatch):
-    module = load_function("events", pushing, monkeypatch)
+def test_the_events_lambda_delivers_the_sample_push_message(push_on, monkeypatch):
+    module = load_function("events", push_on, monkeypatch)
     event = json.loads((ROOT / "events" / "sqs_event_push.json").read_text())
 
     for _ in range(2):  # warm
@@ -484,65 +486,65 @@ def agent_of(rt: Runtime, seeded) -> Actor:
     return Actor("agent", seeded.account_id, seeded.workspace_id, principal(rt, seeded.agent_token).token_id)
 
 
-def test_a_stored_channel_event_publishes_one_push_with_its_cursor(pushing, seeded):
-    human = Actor("human", seeded.account_id, seeded.workspace_id, principal(pushing, seeded.human_token).token_id)
+def test_a_stored_channel_event_publishes_one_push_with_its_cursor(push_on, seeded):
+    human = Actor("human", seeded.account_id, seeded.workspace_id, principal(push_on, seeded.human_token).token_id)
 
-    task = tasks.create_task(pushing, human, tasks.NewTask("Ship it", "details"))
+    task = tasks.create_task(push_on, human, tasks.NewTask("Ship it", "details"))
 
-    (body,) = [body for body in pushes(pushing) if body["topic"] == "channel"]  # the console hears it apart
+    (body,) = [body for body in pushes(push_on) if body["topic"] == "channel"]  # the console hears it apart
     assert body["scope"] == seeded.workspace_id
     message = body["message"]
-    stored = pushing.channel.events_after(seeded.workspace_id, "0", 10)
+    stored = push_on.channel.events_after(seeded.workspace_id, "0", 10)
     assert message == {"type": "event", "cursor": stored[-1].id, "event": stored[-1].public()}
     assert message["event"]["taskId"] == task.id and message["event"]["kind"] == "task"
 
 
-def test_a_site_call_waiting_for_the_human_publishes_to_the_bridge_and_the_console(pushing, seeded):
+def test_a_site_call_waiting_for_the_human_publishes_to_the_bridge_and_the_console(push_on, seeded):
     tool = {"name": "delete_repo", "description": "Delete it", "inputSchema": {"type": "object"}, "annotations": {}}
-    site_tools.report_sites(pushing, seeded.account_id, [{"origin": SITE, "title": "Tools", "tools": [tool]}])
-    agent = agent_of(pushing, seeded)
-    task = tasks.create_task(pushing, agent, tasks.NewTask("Clean up", ""))
-    pushes(pushing)  # the task's creation: its board's business (below)
+    site_tools.report_sites(push_on, seeded.account_id, [{"origin": SITE, "title": "Tools", "tools": [tool]}])
+    agent = agent_of(push_on, seeded)
+    task = tasks.create_task(push_on, agent, tasks.NewTask("Clean up", ""))
+    pushes(push_on)  # the task's creation: its board's business (tests/integration/test_push_console.py)
 
-    call = site_tools.start_call(pushing, agent, task.id, SITE, "delete_repo", {})
+    call = site_tools.start_call(push_on, agent, task.id, SITE, "delete_repo", {})
 
-    bodies = pushes(pushing)
+    bodies = pushes(push_on)
     assert [(b["topic"], b["scope"], b["message"]) for b in bodies] == [
         ("bridge", seeded.account_id, {"type": "siteCall", "id": call.id, "status": "pending",
                                        "workspaceId": seeded.workspace_id}),
         ("console", seeded.workspace_id, {"type": "changed", "what": "needs", "taskId": task.id}),
     ]  # fmt: skip
-    site_tools.decide(pushing, seeded.account_id, seeded.workspace_id, call.id, "allow_once")
-    decided = pushes(pushing)
+    site_tools.decide(push_on, seeded.account_id, seeded.workspace_id, call.id, "allow_once")
+    decided = pushes(push_on)
     assert [(b["topic"], b["message"].get("status")) for b in decided] == [("bridge", "queued"), ("console", None)]
 
 
-def test_a_question_asked_and_answered_publishes_one_console_push_each(pushing, seeded):
-    agent = agent_of(pushing, seeded)
-    task = tasks.create_task(pushing, agent, tasks.NewTask("Ask", ""))
-    pushes(pushing)
+def test_a_question_asked_and_answered_publishes_one_console_push_each(push_on, seeded):
+    agent = agent_of(push_on, seeded)
+    task = tasks.create_task(push_on, agent, tasks.NewTask("Ask", ""))
+    pushes(push_on)
 
     schema = {"type": "object", "properties": {"colour": {"type": "string"}}}
-    asked = elicitations.ask(pushing, agent, task.id, "Which colour?", None, schema, None, 600)
-    assert [(b["topic"], b["message"]) for b in pushes(pushing)] == [
+    asked = elicitations.ask(push_on, agent, task.id, "Which colour?", None, schema, None, 600)
+    assert [(b["topic"], b["message"]) for b in pushes(push_on)] == [
         ("console", {"type": "changed", "what": "needs", "taskId": task.id})
     ]
 
-    elicitations.answer(pushing, seeded.workspace_id, asked.id, "decline", None)
-    answered = pushes(pushing)
+    elicitations.answer(push_on, seeded.workspace_id, asked.id, "decline", None)
+    answered = pushes(push_on)
     assert sorted(b["topic"] for b in answered) == ["channel", "console"]  # the agent hears it; the inbox drops it
 
 
-def test_a_blocker_publishes_to_the_consoles_inbox_and_a_plain_status_change_to_its_board_alone(pushing, seeded):
-    agent = agent_of(pushing, seeded)
-    made = task_board.create(pushing, agent, "Work", "", task_board.Fields())
-    pushes(pushing)
-    task_board.claim(pushing, agent, made.id)
-    assert [b["message"] for b in pushes(pushing)] == [{"type": "changed", "what": "task", "taskId": made.id}]
+def test_a_blocker_publishes_to_the_consoles_inbox_and_a_plain_status_change_to_its_board_alone(push_on, seeded):
+    agent = agent_of(push_on, seeded)
+    made = task_board.create(push_on, agent, "Work", "", task_board.Fields())
+    pushes(push_on)
+    task_board.claim(push_on, agent, made.id)
+    assert [b["message"] for b in pushes(push_on)] == [{"type": "changed", "what": "task", "taskId": made.id}]
 
-    task_board.report_blocker(pushing, agent, made.id, None, ["Which database?"])
+    task_board.report_blocker(push_on, agent, made.id, None, ["Which database?"])
 
-    assert [(b["topic"], b["message"]) for b in pushes(pushing)] == [
+    assert [(b["topic"], b["message"]) for b in pushes(push_on)] == [
         ("console", {"type": "changed", "what": "needs", "taskId": made.id})
     ]
 
@@ -555,14 +557,14 @@ def test_nothing_is_published_while_push_is_off(runtime, seeded):
     assert pushes(runtime) == []
 
 
-def test_a_publish_that_cannot_be_enqueued_is_logged_and_the_change_stands(pushing, seeded, monkeypatch, logged):
+def test_a_publish_that_cannot_be_enqueued_is_logged_and_the_change_stands(push_on, seeded, monkeypatch, logged):
     def refused(*args: Any, **kwargs: Any) -> None:
         raise RuntimeError("SQS is down")
 
-    monkeypatch.setattr(pushing.queue, "send", refused)
+    monkeypatch.setattr(push_on.queue, "send", refused)
     human = Actor("human", seeded.account_id, seeded.workspace_id, "tok-human")
 
-    task = tasks.create_task(pushing, human, tasks.NewTask("Ship it", "details"))
+    task = tasks.create_task(push_on, human, tasks.NewTask("Ship it", "details"))
 
-    assert pushing.tasks.get(seeded.workspace_id, task.id) is not None
+    assert push_on.tasks.get(seeded.workspace_id, task.id) is not None
     assert "push not enqueued" in logged.getvalue()

@@ -48,6 +48,8 @@ class TicketOut(BaseModel):
     ticket: str = Field(description=f"Single use, valid {rules.TICKET_SECONDS} seconds.")
     url: str = Field(description="The WebSocket URL to open, the ticket in its query.")
     expiresAt: str
+    pingSeconds: int = Field(description="Send a ping this often: a socket idle for 10 minutes is closed.")
+    reconnectSeconds: int = Field(description="Open a new socket (a new ticket) after this long: one lives 2 hours.")
 
 
 @router.post("/api/push/tickets", status_code=status.HTTP_201_CREATED, response_model=TicketOut)

@@ -15,6 +15,7 @@ class Principal:
     workspace_id: str | None = None  # set for agent tokens only
     # What a signed-in app was granted (`domain.oauth` scopes); None for a token minted in the console: everything.
     scopes: frozenset[str] | None = None
+    expires_at: int | None = None  # epoch seconds: a signed-in app's access token ends; None for a minted token
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,10 @@ TICKETS_PER_MINUTE = 10  # per token: a client reconnects every 2 hours, or afte
 # API Gateway ends a WebSocket connection after 2 hours whatever happens on it (and after 10 idle minutes): a
 # connection's items outlive that by a margin, so TTL removes what a lost `$disconnect` left behind.
 CONNECTION_SECONDS = 2 * 3600 + 600
+# The clients' side of those limits (channel bridge, extension, console): a ping every 5 minutes keeps a socket inside
+# the idle timeout with room for a late timer, and a socket is replaced after 110 minutes, before it is cut at 120.
+PING_SECONDS = 5 * 60
+RECONNECT_SECONDS = 110 * 60
 LISTENERS_PER_PUSH = 100  # connections one push is posted to; a scope with more is a client reconnecting in a loop
 
 # API Gateway takes messages of up to 128 KB in frames of 32 KB; a push is one frame, so a client never reassembles.

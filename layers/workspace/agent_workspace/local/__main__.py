@@ -9,6 +9,7 @@ import uvicorn
 
 from agent_workspace.api.access_log import AccessLog
 from agent_workspace.api.app import create_app
+from agent_workspace.local import push_gateway
 from agent_workspace.local.drivers import Drivers
 from agent_workspace.local.stack import MotoServer, local_runtime, seed
 
@@ -28,6 +29,7 @@ def main() -> None:
         public_url=base,
         allowed_hosts=[f"{host}:{port}", f"localhost:{port}", f"127.0.0.1:{port}"],
     )
+    push_gateway.configure(runtime, f"{host}:{port}")  # clients hold a WebSocket here instead of long-polling
     seeded = seed(
         runtime,
         agent_token=os.environ.get("WORKSPACE_DEV_AGENT_TOKEN") or None,
@@ -41,6 +43,7 @@ def main() -> None:
                 f"  By reference: {base}/mcp/agentrq (AgentRQ's 7 tools), {base}/mcp/masaro (Masaro's 19),",
                 f"                {base}/mcp/omr (On My Radar's 21), each listing its tools by their own names",
                 f"  REST API:     {base}/api  (OpenAPI at {base}/openapi.json)",
+                f"  Push:         ws://{host}:{port}{push_gateway.PATH}  (a ticket from POST /api/push/tickets)",
                 f"  Workspace:    Local workspace ({seeded.workspace_id})",
                 f"  Agent token:  {seeded.agent_token}",
                 f"  Human token:  {seeded.human_token}",
@@ -56,9 +59,10 @@ def main() -> None:
     try:
         # Requests are logged by AccessLog, without the query string uvicorn's access log would print.
         uvicorn.run(
-            AccessLog(create_app(runtime)),
+            push_gateway.PushGateway(AccessLog(create_app(runtime)), runtime),
             host=host,
             port=port,
+            ws=push_gateway.UVICORN_WS,
             log_level="info",
             access_log=False,
             timeout_graceful_shutdown=_GRACEFUL_SHUTDOWN_SECONDS,

@@ -109,12 +109,14 @@ def sqs_record(message: dict[str, Any], arn: str, region: str) -> dict[str, Any]
 
 
 class Drivers:
-    """Both drivers on one background thread, polling every `interval` seconds until stopped."""
+    """Both drivers on one background thread until stopped: the queue drained every `queue_interval` seconds (Lambda's
+    event source mapping long-polls; a push reaches its socket well inside a second), schedules every `interval`."""
 
-    def __init__(self, runtime: Runtime, interval: float = 1.0) -> None:
+    def __init__(self, runtime: Runtime, interval: float = 1.0, queue_interval: float = 0.1) -> None:
         self.schedules = ScheduleDriver(runtime)
         self.queue = QueueDriver(runtime)
         self._interval = interval
+        self._queue_interval = min(queue_interval, interval)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="local-drivers", daemon=True)
 
@@ -127,12 +129,15 @@ class Drivers:
         self._thread.join(timeout=10)
 
     def _loop(self) -> None:
+        schedules_due = 0.0
         while not self._stop.is_set():
             started = time.monotonic()
             try:
-                self.schedules.run_due()
+                if started >= schedules_due:
+                    schedules_due = started + self._interval
+                    self.schedules.run_due()
                 while self.queue.run_once():
                     pass
             except Exception:
                 _log.exception("local drivers: pass failed; trying again")
-            self._stop.wait(max(0.0, self._interval - (time.monotonic() - started)))
+            self._stop.wait(max(0.0, self._queue_interval - (time.monotonic() - started)))

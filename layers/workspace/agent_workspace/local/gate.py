@@ -60,12 +60,12 @@ class Gate:
             return "unknown Host"
         if "HTTP_ORIGIN" in environ:
             return "requests from web pages are not served"
-        if not _signed_by_this_process(environ):
+        if not signed_by_this_process(environ):
             return "not signed with this process's credentials"
         return None
 
 
-def _signed_by_this_process(environ: dict[str, Any]) -> bool:
+def signed_by_this_process(environ: dict[str, Any]) -> bool:
     """Recompute the request's SigV4 signature with our secret, as botocore computed it, and compare."""
     raw_query = environ.get("QUERY_STRING", "")
     pairs = [pair.partition("=") for pair in raw_query.split("&")] if raw_query else []

@@ -77,7 +77,13 @@ def mint_ticket(
             retry_after=max(1, int((window + 1) * 60 - now.timestamp()) + 1),
         )
     count("PushTicketMinted")
-    return {"ticket": ticket, "url": f"{push_url}?ticket={ticket}", "expiresAt": iso(expires)}
+    return {
+        "ticket": ticket,
+        "url": f"{push_url}?ticket={ticket}",
+        "expiresAt": iso(expires),
+        "pingSeconds": rules.PING_SECONDS,
+        "reconnectSeconds": rules.RECONNECT_SECONDS,
+    }
 
 
 def _scope(rt: Runtime, principal: Principal, topic: str, workspace_id: str | None) -> str:
@@ -122,9 +128,9 @@ def connect(rt: Runtime, connection_id: str, ticket: Any) -> None:
     if taken is None:
         count("PushTicketRefused")
         raise Unauthorized("unknown, used or expired ticket: mint another")
-    token = rt.push.token(taken["tokenHash"])
-    token_expiry = int(token.get("expiresAt", 0)) if token else 0
-    if token is None or token.get("tokenId") != taken["tokenId"] or 0 < token_expiry <= now.timestamp():
+    holder = rt.accounts.resolve_token(taken["tokenHash"])
+    token_expiry = (holder.expires_at or 0) if holder else 0
+    if holder is None or holder.token_id != taken["tokenId"] or 0 < token_expiry <= now.timestamp():
         count("PushTicketRefused")
         raise Unauthorized("the token that minted this ticket was revoked or has expired")
     # No longer than API Gateway keeps the socket open, nor than a signed-in app's access token lives.

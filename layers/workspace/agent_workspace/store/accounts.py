@@ -408,6 +408,7 @@ def _principal(values: dict[str, Any]) -> Principal:
         token_id=values["tokenId"],
         workspace_id=values.get("workspaceId"),
         scopes=frozenset(scopes) if scopes is not None else None,
+        expires_at=int(values[keys.TTL_ATTRIBUTE]) if keys.TTL_ATTRIBUTE in values else None,
     )
 
 

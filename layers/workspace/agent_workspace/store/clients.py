@@ -5,9 +5,11 @@ first request and, under SnapStart, into the snapshot. Building a client makes n
 stale is captured. S3, SQS, Scheduler and the WebSocket API's connections wait until a request needs them.
 """
 
+import ipaddress
 import threading
 from functools import cached_property
 from typing import Any
+from urllib.parse import urlsplit
 
 from botocore.config import Config
 
@@ -79,5 +81,19 @@ class AwsClients:
 
     def connections(self, callback_url: str) -> Any:
         """The WebSocket API's connection API (`@connections`) at its callback URL, `https://<api>.execute-api.
-        <region>.amazonaws.com/<stage>`; locally the moto server, like every other AWS call."""
+        <region>.amazonaws.com/<stage>`. Under a local endpoint, a loopback callback is `make serve`'s own WebSocket
+        gateway (`local.push_gateway`) and is used as it is; any other goes to the moto server, like every AWS call."""
+        if self._endpoint_url and _loopback(callback_url):
+            with self._lock:
+                return self._session.client(
+                    "apigatewaymanagementapi", region_name=self._region, endpoint_url=callback_url, config=_PUSH_CONFIG
+                )
         return self._client("apigatewaymanagementapi", _PUSH_CONFIG, callback_url)
+
+
+def _loopback(url: str) -> bool:
+    host = urlsplit(url).hostname or ""
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"

@@ -71,14 +71,6 @@ class PushStore:
             return None
         return from_item(answer["Attributes"])
 
-    def token(self, token_hash: str) -> dict[str, Any] | None:
-        """The token item a ticket was minted with (a consistent read: a revocation a moment ago is seen)."""
-        with translating_errors():
-            item = self._db.get_item(
-                TableName=self._table, Key=key(keys.token_pk(token_hash), keys.TOKEN_SK), ConsistentRead=True
-            ).get("Item")
-        return from_item(item) if item else None
-
     # -- connections -------------------------------------------------------------------------------------
 
     def connect(self, connection_id: str, topic: str, scope: str, values: dict[str, Any], expires_at: int) -> None:
