@@ -5,8 +5,9 @@
 // single use, a minute to open it). The server then says {"type":"changed","what":"needs"|"task","taskId"?}
 // (the inbox, or a task on the board; with no taskId, read everything) or {"type":"fetch"} (too big to say: read
 // everything). A push is a hint, never the record: after every (re)connect the page reads everything once, so what
-// changed while the socket was down is not lost. As API Gateway has it, a socket idle 10 minutes is closed (a ping
-// every PING_MS keeps it open) and any socket after 2 hours (a fresh one opens before: RENEW_MS).
+// changed while the socket was down is not lost. As API Gateway has it, a socket idle 10 minutes is closed and any
+// socket after 2 hours: the ticket says how often to ping (`pingSeconds`) and when to open a fresh socket before the
+// cut (`reconnectSeconds`).
 //
 // Without push (503: this stack has no WebSocket API) or while the socket is down, the refresh loop polls as it
 // always did (core/refresh.js `setLive`); the socket is tried again after a backoff with jitter (up to a minute),
@@ -17,7 +18,7 @@ import * as store from "./store.js";
 import * as refresh from "./refresh.js";
 import { ApiError } from "./api.js";
 
-const PING_MS = 4 * 60_000;
+const PING_MS = 5 * 60_000; // unless the ticket says
 const RENEW_MS = 110 * 60_000;
 const BACKOFF_FIRST_MS = 1000;
 const BACKOFF_CAP_MS = 60_000;
@@ -84,8 +85,8 @@ async function connect(generation) {
   socket.addEventListener("open", () => {
     if (generation !== link.generation) return;
     link.failures = 0;
-    link.ping = setInterval(() => socket.send(PING), PING_MS);
-    link.renew = setTimeout(reopen, RENEW_MS);
+    link.ping = setInterval(() => socket.send(PING), milliseconds(minted.pingSeconds, PING_MS));
+    link.renew = setTimeout(reopen, milliseconds(minted.reconnectSeconds, RENEW_MS));
     setLive(true);
     refresh.kick(); // catch up: what changed before the socket opened, or while the one before was down
   });
@@ -138,6 +139,10 @@ function heard(data) {
   if (message.type === "changed" && taskId && KINDS.has(message.what)) refresh.kick({ what: message.what, taskId });
   else refresh.kick();
   document.body.dataset.pushes = String(++link.heard); // pushes acted on, for tests
+}
+
+function milliseconds(seconds, otherwise) {
+  return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : otherwise;
 }
 
 function setLive(live) {

@@ -98,6 +98,7 @@ async function round() {
   loop.kicked = false;
   const current = () => generation === loop.generation && store.get("token") !== null;
   const due = jobs.filter((j) => j.when() && (scope === ALL || scope.some((change) => j.hears(change))));
+  document.body.dataset.refreshing = "true"; // while a round runs, for tests
   try {
     const results = await Promise.allSettled(due.map((j) => j.run(current, full)));
     if (current()) {
@@ -110,6 +111,7 @@ async function round() {
     }
   } finally {
     loop.running = false;
+    delete document.body.dataset.refreshing;
     if (store.get("token")) {
       if (loop.pending !== null || generation !== loop.generation) round();
       else if (loop.timer === null) loop.timer = setTimeout(timerRound, loop.live ? SAFETY_MS : POLL_MS);
