@@ -7,6 +7,7 @@ Without push (the ticket answered 503), the page polls as before.
 """
 
 import re
+import time
 from datetime import UTC, datetime, timedelta
 
 from playwright.sync_api import Locator, Page, expect
@@ -149,3 +150,37 @@ def test_without_push_the_page_polls_and_shows_no_live_sign(live, seeded, consol
     assert tickets == [503]  # asked once; tried again only after the hour the server's Retry-After says
     expect(page.locator("#live")).to_be_hidden()
     assert page.locator("body").get_attribute("data-pushes") is None
+
+
+def sockets_become(server, count: int) -> None:
+    """Wait (bounded) until the gateway holds `count` sockets: a page's close reaches it a moment later."""
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while len(server.gateway.connection_ids) != count:
+        assert time.monotonic() < deadline, f"{len(server.gateway.connection_ids)} sockets open, not {count}"
+        time.sleep(0.05)
+
+
+def test_a_workspace_switch_opens_a_socket_for_the_new_workspace_and_signing_out_closes_it(pushing, seeded, console):
+    page = console
+    server = pushing
+    with human(server, seeded) as http:
+        made = http.post("/api/workspaces", json={"title": "Second", "mission": "Elsewhere."})
+        assert made.status_code == 201, made.text
+    second, second_agent = made.json()["id"], made.json()["agentToken"]
+    signed_in_live(page, server, seeded)
+    sockets_become(server, 1)
+
+    page.locator("#workspace-select").select_option(second)
+    expect(page.locator("#live")).to_be_visible(timeout=WAIT_MS)
+    settled(page)
+    sockets_become(server, 1)  # the first workspace's socket is closed, the second's open
+
+    async def steps(act):
+        return await created_task(act, "In the second workspace", assignee="agent")
+
+    agent(server.url, second_agent, steps).result()
+    expect(card(page, "In the second workspace")).to_be_visible(timeout=WAIT_MS)
+
+    page.get_by_role("button", name="Sign out").click()
+    expect(page.locator("#live")).to_be_hidden()
+    sockets_become(server, 0)

@@ -4,11 +4,12 @@
 //
 // The timer's cadence depends on push (core/push.js): without a live socket a round runs every POLL_MS; while the
 // socket is open the pushes say what changed, and the timer only runs a rare safety round (SAFETY_MS) in case one
-// was lost. A push kicks a round of the jobs that hear its change (`hears`: the inbox for "needs", the board and
-// the drawer of that task for a task); anything else reads everything shown.
+// was lost, and none while the tab is hidden (push.js reads everything when it shows again): an open tab in the
+// background costs its socket alone. A push kicks a round of the jobs that hear its change (`hears`: the inbox for
+// "needs", the board and the drawer of that task for a task); anything else reads everything shown.
 //
 // A round started by the timer does the costly reads (`full`: the board's columns and context) every
-// FULL_EVERY rounds (each round while push is live: they are rare then); one started by a kick does them at once.
+// FULL_EVERY rounds; one started by a kick does them at once.
 // Rounds carry a generation: a round started before a sign-out or a workspace switch throws its answers away.
 
 import * as store from "./store.js";
@@ -16,7 +17,7 @@ import { ApiError } from "./api.js";
 import { freshTimes } from "./format.js";
 
 const POLL_MS = 3000;
-const SAFETY_MS = 90_000;
+const SAFETY_MS = 120_000;
 const FULL_EVERY = 3;
 const ALL = "all"; // a round of every job (the timer's, or a kick naming no change)
 
@@ -86,14 +87,15 @@ function ask(scope) {
 
 function timerRound() {
   loop.timer = null;
-  ask(ALL);
+  if (loop.live && document.visibilityState === "hidden") loop.timer = setTimeout(timerRound, SAFETY_MS);
+  else ask(ALL);
 }
 
 async function round() {
   const generation = loop.generation;
   loop.running = true;
   const scope = loop.pending || ALL;
-  const full = loop.kicked || loop.live || loop.rounds % FULL_EVERY === 0;
+  const full = loop.kicked || loop.rounds % FULL_EVERY === 0;
   loop.pending = null;
   loop.kicked = false;
   const current = () => generation === loop.generation && store.get("token") !== null;
