@@ -77,6 +77,9 @@ def mint_ticket(
             retry_after=max(1, int((window + 1) * 60 - now.timestamp()) + 1),
         )
     count("PushTicketMinted")
+    if topic == rules.BRIDGE:
+        # The browser is there, (re)connecting: online across the gap until its socket opens, as a poll would be.
+        rt.site_tools.seen(principal.account_id, iso(now))
     return {
         "ticket": ticket,
         "url": f"{push_url}?ticket={ticket}",
@@ -151,6 +154,16 @@ def disconnect(rt: Runtime, connection_id: str) -> None:
     """`$disconnect`: both items of the connection go (none for a socket `$connect` refused)."""
     if connection_id and len(connection_id) <= CONNECTION_ID_MAX and rt.push.disconnect(connection_id):
         count("PushDisconnected")
+
+
+def listening(rt: Runtime, topic: str, scope: str) -> bool:
+    """Whether a socket hears `topic` of `scope` now: a listener item not yet expired (TTL removes an expired one
+    only some time later). One Query, bounded as the sender's; always False while push is off."""
+    if not rt.settings.push_url:
+        return False
+    now = int(rt.clock().timestamp())
+    found = rt.push.listeners(topic, scope, rules.LISTENERS_PER_PUSH)
+    return any(int(listener.get("expiresAt", 0)) > now for listener in found)
 
 
 # -- publishing (any function, in the request that made the change) --------------------------------------------
