@@ -17,7 +17,7 @@ import { ApiError } from "./api.js";
 import { freshTimes } from "./format.js";
 
 const POLL_MS = 3000;
-const SAFETY_MS = 120_000;
+const SAFETY_MS = 15 * 60_000; // a few reads four times an hour: an idle open tab stays near its socket's cost
 const FULL_EVERY = 3;
 const ALL = "all"; // a round of every job (the timer's, or a kick naming no change)
 
