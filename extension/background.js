@@ -2,6 +2,7 @@
 // script: Chrome wakes a stopped worker for an event only if the listener was registered when the worker started.
 
 import * as account from "./lib/account.js";
+import { refreshPending } from "./lib/approvals.js";
 import * as bridge from "./lib/bridge.js";
 import * as sites from "./lib/sites.js";
 import * as store from "./lib/store.js";
@@ -40,14 +41,15 @@ chrome.runtime.onStartup.addListener(() => {
 });
 
 // The watchdog: a worker Chrome stopped is started by this alarm, and resumes the loop, heartbeat and approvals.
+// While calls are heard on a push socket, the server is asked nothing: the socket is the heartbeat.
 chrome.alarms.onAlarm.addListener(async (alarm) => {
   if (alarm.name !== WATCHDOG) return;
   await store.noteWorker((w) => ({ ...w, alarms: [...(w.alarms ?? []), Date.now()].slice(-STARTS_KEPT) }));
   bridge.ensureRunning();
   const api = await signedInApi();
-  if (!api || (await store.status()).state !== store.STATES.connected) return;
+  if (!api || bridge.pushed() || (await store.status()).state !== store.STATES.connected) return;
   await sites.reportIfDue(api).catch(() => {});
-  await bridge.refreshPending(api).catch(() => {});
+  await refreshPending(api).catch(() => {});
 });
 
 // A page of a shared site loaded: read its tools again and report them if they changed.

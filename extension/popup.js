@@ -78,7 +78,8 @@ function renderStatus() {
   $("refused").textContent = state === "refused" ? "The server refused the token. Sign in again with a valid human token." : "";
   const detail = $("connection-detail");
   if (state === "connected") {
-    detail.textContent = `Connected to ${view.server ?? status.server}. Last contact ${ago(status.lastContactAt)}.`;
+    const how = { push: ", live (push)", poll: ", polling" }[status.delivery] ?? "";
+    detail.textContent = `Connected to ${view.server ?? status.server}${how}. Last contact ${ago(status.lastContactAt)}.`;
   } else if (state === "offline") {
     const retry = status.retryAt ? ` Retrying in ${Math.max(0, Math.round((status.retryAt - Date.now()) / 1000))} s.` : "";
     detail.textContent = `Cannot reach ${view.server ?? status.server}: ${status.error ?? "no answer"}.${retry}`;

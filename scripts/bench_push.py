@@ -43,11 +43,15 @@ API_FUNCTION_GB, API_CALL_SECONDS = 0.375, 0.050
 # token read, the connection and its listener written), $disconnect (both deleted).
 RECONNECT_WRITES, RECONNECT_READS = 6, 2
 
-# What each client reads over REST while nothing happens and its socket is open (its own code says why).
+# What each client reads over REST while nothing happens and its socket is open: the bridge and the extension
+# nothing (channel/…/push.py; extension/lib/push.js, its online state is its open socket); a console tab on screen a
+# safety round every 15 minutes (console/static/core/refresh.js SAFETY_MS) of three reads, the board's nine every
+# third (counted here as nine each), none while hidden.
 IDLE_REST_CALLS_PER_HOUR = {
     "channel bridge (Claude Code)": 0,
     "extension (browser bridge)": 0,
-    "console tab": 0,
+    "console tab, on screen all month": 4 * 9,
+    "console tab, in the background": 0,
 }
 
 
@@ -88,7 +92,8 @@ def report_cost() -> None:
         total = sum(line.dollars for line in lines)
         verdict = "meets goal" if total <= COST_GOAL else "ABOVE goal"
         print(f"    {client:<40}${total:>8.4f}  {verdict}")
-    for line in idle_cost(0):
+    print("    of which, for every client:")
+    for line in idle_cost(0)[:-1]:
         print(f"        {line.what:<72}${line.dollars:>8.4f}")
 
 

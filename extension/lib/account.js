@@ -1,7 +1,8 @@
 // What the popup asks the worker to do: sign in and out, share and unshare, decide on a call, and the overview it
 // shows. The popup never holds the token or talks to the server itself: the worker is the one place that does.
 
-import { Api, ApiError, NetworkError, normaliseServer } from "./api.js";
+import { Api, ApiError, NetworkError, describe, normaliseServer } from "./api.js";
+import { refreshPending, setBadge } from "./approvals.js";
 import * as bridge from "./bridge.js";
 import * as sites from "./sites.js";
 import * as store from "./store.js";
@@ -52,7 +53,7 @@ export async function signIn(serverText, tokenText) {
       return { ok: false, error: `The server refused this token for the console's API (403): use a human token, not an agent's. ${error.detail ?? ""}`.trim() };
     }
     if (error instanceof NetworkError) return { ok: false, error: `Could not reach ${server}: ${error.message}.` };
-    return { ok: false, error: `Could not sign in: ${bridge.describe(error)}` };
+    return { ok: false, error: `Could not sign in: ${describe(error)}` };
   }
   bridge.stop();
   const mark = await fingerprint(server, token);
@@ -75,7 +76,7 @@ export async function signOut() {
   await store.clearAuth();
   await store.setStatus(store.STATES.signedOut, { server: api?.server });
   await store.setPending([]);
-  await bridge.setBadge(0);
+  await setBadge(0);
   if (!api) return { ok: true };
   // A report, or a poll the server has not yet seen aborted (it looks every 0.5 s), marks the browser online when
   // it ends: let them end first, or agents would see this browser online for another 45 s.
@@ -86,7 +87,7 @@ export async function signOut() {
     return { ok: true };
   } catch (error) {
     // Signed out here all the same; the server sees the browser offline 45 s after its last poll.
-    return { ok: true, warning: `the server was not told (${bridge.describe(error)}); agents see you offline within a minute` };
+    return { ok: true, warning: `the server was not told (${describe(error)}); agents see you offline within a minute` };
   }
 }
 
@@ -97,7 +98,7 @@ async function reported(api) {
     return { ok: true, answer };
   } catch (error) {
     if (error?.status === 401) await bridge.refuse(error);
-    return { ok: false, error: `Saved here, but the server did not take the list: ${bridge.describe(error)}` };
+    return { ok: false, error: `Saved here, but the server did not take the list: ${describe(error)}` };
   }
 }
 
@@ -135,7 +136,7 @@ export async function overview() {
   const status = await store.status();
   const local = await store.shared();
   if (!api) return { signedIn: false, status, local };
-  const [bridgeState, workspaceList, pending] = await Promise.allSettled([api.sharedSites(), workspaces(api), bridge.refreshPending(api)]);
+  const [bridgeState, workspaceList, pending] = await Promise.allSettled([api.sharedSites(), workspaces(api), refreshPending(api)]);
   const failed = [bridgeState, workspaceList, pending].find((r) => r.status === "rejected")?.reason;
   if (failed?.status === 401) await bridge.refuse(failed);
   else if (!failed && status.state === store.STATES.offline) bridge.ensureRunning(); // it answers again
@@ -149,7 +150,7 @@ export async function overview() {
     workspaces: value(workspaceList),
     pending: value(pending) ?? (await store.pending()).calls,
     report: (await chrome.storage.session.get("report")).report ?? null,
-    error: failed ? bridge.describe(failed) : null,
+    error: failed ? describe(failed) : null,
   };
 }
 
@@ -160,10 +161,10 @@ export async function decide(workspaceId, callId, decision) {
     await api.decide(workspaceId, callId, decision);
   } catch (error) {
     if (error?.status === 401) await bridge.refuse(error);
-    const reason = error?.status === 409 ? "it was decided already, or it expired" : bridge.describe(error);
-    await bridge.refreshPending(api).catch(() => {});
+    const reason = error?.status === 409 ? "it was decided already, or it expired" : describe(error);
+    await refreshPending(api).catch(() => {});
     return { ok: false, error: `Could not record the decision: ${reason}` };
   }
-  await bridge.refreshPending(api).catch(() => {});
+  await refreshPending(api).catch(() => {});
   return { ok: true };
 }

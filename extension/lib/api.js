@@ -25,6 +25,13 @@ export class NetworkError extends Error {
   }
 }
 
+/** What went wrong, in words for the popup (never the token). */
+export function describe(error) {
+  if (error instanceof NetworkError) return error.message;
+  if (error instanceof ApiError) return `the server answered ${error.status}${error.detail ? `: ${error.detail}` : ""}`;
+  return error?.message ?? String(error);
+}
+
 /** `https://host[:port][/base]` with no trailing slash; throws on anything but an http(s) URL. */
 export function normaliseServer(text) {
   let url;
@@ -128,6 +135,16 @@ export class Api {
 
   poll(signal) {
     return this.request("GET", `/api/bridge/calls?wait=${POLL_WAIT_S}`, { signal, timeoutMs: POLL_MS });
+  }
+
+  /** The calls to run now, answered at once (a push said one is queued): no Lambda is held waiting. */
+  readyCalls(signal) {
+    return this.request("GET", "/api/bridge/calls?wait=0", { signal });
+  }
+
+  /** A single-use ticket (a minute) to open a push socket on `topic`: {ticket, url, expiresAt}; 503 = no push here. */
+  pushTicket(topic) {
+    return this.request("POST", "/api/push/tickets", { body: { topic } });
   }
 
   /** Post a call's outcome; `resultJson` is the result already serialised (so its size was measured once). */

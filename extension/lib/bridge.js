@@ -1,45 +1,36 @@
-// The bridge loop: long-poll the server for site-tool calls, run each in a tab of its site, post the outcome; keep the
-// browser reported online (heartbeat) and the approvals badge current.
+// The bridge: hear the site-tool calls for this browser and run each (calls.js), keep the approvals badge current, and
+// keep the browser online for agents.
+//
+// Where the server has push, the worker hears its calls on a socket (push.js): a frame says a call is queued or
+// decided, and the worker reads it over REST without waiting. While the socket is open it makes no periodic request
+// (an idle browser then costs the server nearly nothing, and the open socket keeps it online). Where the server has
+// no push (the ticket mint answers 503), or the socket cannot open a few times in a row, it long-polls
+// GET /api/bridge/calls instead, with a heartbeat, and tries the socket again later.
 //
 // Chrome stops an extension's service worker after 30 s without events or extension API calls. While signed in, the
-// loop makes an extension API call at least every TICK_MS (storage writes, the badge), which keeps the worker alive;
-// if Chrome stops it anyway (an update, memory pressure), the 30-second alarm in background.js starts it again.
+// worker makes a local extension API call every KEEP_ALIVE_MS (it costs the server nothing), which keeps it alive; if
+// Chrome stops it anyway (an update, memory pressure), the 30-second alarm in background.js starts it again, and it
+// reconnects and catches up.
 
-import { Api, ApiError, NetworkError, serverNow } from "./api.js";
-import { checkArguments } from "./schema.js";
+import { Api, ApiError, NetworkError, describe } from "./api.js";
+import { refreshPending, setBadge } from "./approvals.js";
+import { start } from "./calls.js";
+import { pollFor } from "./longpoll.js";
+import * as push from "./push.js";
 import * as sites from "./sites.js";
 import * as store from "./store.js";
-import { ERROR_MAX, openInBackground, runTool, tabWithTool, waitForTool } from "./tabs.js";
+import { backoffMs, sleep } from "./timing.js";
 
-const RESULT_BYTES_MAX = 256 * 1024;
-const TICK_MS = 5_000; // approvals and heartbeat between polls; each tick also resets the worker's idle timer
+const KEEP_ALIVE_MS = 5_000; // an extension API call this often resets the worker's idle timer (Chrome's is 30 s)
 const BACKOFF_MAX_S = 30;
+const RECONNECT_MAX_S = 60;
+const SOCKET_TRIES = 3; // sockets in a row that do not open (or drop at once) before long-polling for a while
+const STEADY_MS = 60_000; // a socket that lived this long dropped by chance: the next one comes within a second
+const PUSH_RETRY_MS = 5 * 60_000; // long-poll this long before trying the socket again
+const NO_PUSH_S = 3600; // the most a 503 or a 429 from the ticket mint keeps the worker long-polling
 
 let loop = null; // {controller, promise}: at most one loop per worker
-let healthy = true; // the last exchange with the server worked (the tick stays quiet while the loop backs off)
-const inFlight = new Set(); // ids of the calls this worker is running
-
-function sleep(ms, signal) {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener("abort", () => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
-}
-
-/** What went wrong, in words for the popup (never the token). */
-export function describe(error) {
-  if (error instanceof NetworkError) return error.message;
-  if (error instanceof ApiError) return `the server answered ${error.status}${error.detail ? `: ${error.detail}` : ""}`;
-  return error?.message ?? String(error);
-}
-
-export async function setBadge(count) {
-  await chrome.action.setBadgeText({ text: count > 0 ? (count > 99 ? "99+" : String(count)) : "" });
-  if (count > 0) await chrome.action.setBadgeBackgroundColor({ color: "#c5221f" });
-}
+let delivery = null; // how calls are heard now: store.DELIVERIES.push or .poll, null between the two
 
 /** The server refused the token: stop everything until the human signs in again. */
 export async function refuse(error) {
@@ -49,14 +40,9 @@ export async function refuse(error) {
   await setBadge(0);
 }
 
-/** The calls waiting for the human's decision, into the session store and the badge (unless the human signed out
- * while the request was on its way: the badge must not come back). */
-export async function refreshPending(api, signal = null) {
-  const { calls } = await api.pending();
-  if (signal?.aborted || (await store.auth())?.token !== api.token) return calls;
-  await store.setPending(calls);
-  await setBadge(calls.length);
-  return calls;
+/** True while calls are heard on an open push socket: nothing is to be asked of the server on a timer then. */
+export function pushed() {
+  return delivery === store.DELIVERIES.push;
 }
 
 /** Start the loop unless it runs (or nobody is signed in, or the token was refused). Safe to call often. */
@@ -71,129 +57,134 @@ export function ensureRunning() {
   return loop.promise;
 }
 
-/** Stop the loop: its long-poll is aborted at once (the server then claims nothing for it). */
+/** Stop the loop: its socket is closed and its long-poll aborted at once (the server then claims nothing for it). */
 export function stop() {
   loop?.controller.abort();
   loop = null;
-}
-
-async function tick(api, signal) {
-  await chrome.runtime.getPlatformInfo(); // an extension API call: Chrome's idle timer starts again
-  if (signal.aborted || !healthy) return;
-  try {
-    await sites.reportIfDue(api);
-    await refreshPending(api, signal);
-    await store.setContact();
-  } catch (error) {
-    if (error?.status === 401 && !signal.aborted) await refuse(error);
-    // anything else: the loop's next poll finds out and backs off
-  }
 }
 
 async function runLoop(signal) {
   const auth = await store.auth();
   if (!auth || (await store.status()).state === store.STATES.refused || signal.aborted) return;
   const api = new Api(auth.server, auth.token);
-  healthy = true;
-  const ticker = setInterval(() => tick(api, signal).catch(() => {}), TICK_MS);
-  let failures = 0;
+  const keepAlive = setInterval(() => chrome.runtime.getPlatformInfo().catch(() => {}), KEEP_ALIVE_MS); // local only
+  let pollUntil = 0; // long-poll instead of opening the socket until then (ms)
+  let failures = 0; // sockets in a row that did not open or dropped at once
+  let unreachable = 0; // ticket mints in a row that found no server
   try {
     while (!signal.aborted) {
-      try {
-        // After a failure, a report first: it answers at once (a poll may hold 20 s), so the popup shows the
-        // connection back as soon as it is. A report refused for its content is shown there; polling goes on.
-        await (healthy ? sites.reportIfDue(api) : sites.report(api)).catch((error) => {
-          if (error instanceof NetworkError || [401, 429].includes(error?.status) || error?.status >= 500) throw error;
-        });
-        if (!healthy) {
-          await store.setContact();
-          healthy = true;
-        }
-        const { calls } = await api.poll(signal);
-        await store.noteWorker((w) => ({ ...w, polls: w.polls + 1, lastPollAt: Date.now() }));
-        await store.setContact();
-        healthy = true;
-        failures = 0;
-        for (const call of calls) start(api, call);
-        refreshPending(api, signal).catch(() => {});
-      } catch (error) {
-        if (signal.aborted) break;
-        if (error?.status === 401) {
-          await refuse(error);
-          break;
-        }
-        healthy = false;
-        failures += 1;
-        const waitS = Math.min(error?.retryAfterS ?? 2 ** (failures - 1), BACKOFF_MAX_S);
-        await store.setStatus(store.STATES.offline, { error: describe(error), retryAt: Date.now() + waitS * 1000 });
-        await sleep(waitS * 1000, signal);
+      if (Date.now() < pollUntil) {
+        delivery = store.DELIVERIES.poll;
+        await pollFor(api, signal, pollUntil, refuse);
+        delivery = null;
+        continue;
       }
+      const ended = await listen(api, signal);
+      if (signal.aborted) break;
+      const error = ended.error;
+      if (error?.status === 401) {
+        await refuse(error);
+        break;
+      }
+      if (error instanceof ApiError && [429, 503].includes(error.status)) {
+        // 503: this server has no push (Retry-After says for how long); 429: too many tickets this minute.
+        pollUntil = Date.now() + Math.min(error.retryAfterS ?? NO_PUSH_S, NO_PUSH_S) * 1000;
+        failures = 0;
+        continue;
+      }
+      if (error instanceof NetworkError) {
+        // The server is out of reach: a long-poll would fare no better. Offline, then the socket again.
+        unreachable += 1;
+        const waitMs = backoffMs(unreachable, BACKOFF_MAX_S);
+        await store.setStatus(store.STATES.offline, { error: describe(error), retryAt: Date.now() + waitMs });
+        await sleep(waitMs, signal);
+        continue;
+      }
+      unreachable = 0;
+      if (ended.renew) continue; // a fresh socket before API Gateway cuts this one: at once
+      // Any other refusal of the ticket, a socket that did not open, or one that dropped soon after it did.
+      failures = ended.lastedMs >= STEADY_MS ? 1 : failures + 1;
+      if (failures >= SOCKET_TRIES) {
+        pollUntil = Date.now() + PUSH_RETRY_MS;
+        failures = 0;
+        continue;
+      }
+      await sleep(backoffMs(failures, RECONNECT_MAX_S), signal);
     }
   } finally {
-    clearInterval(ticker);
+    clearInterval(keepAlive);
+    delivery = null;
   }
 }
 
-// -- one call ---------------------------------------------------------------------------------------------------------
+// -- push ---------------------------------------------------------------------------------------------------------------
 
-function start(api, call) {
-  if (inFlight.has(call.id)) return;
-  inFlight.add(call.id);
-  run(api, call)
-    .catch((error) => console.warn(`Agent Workspace: call ${call.id} of ${call.tool}: ${describe(error)}`))
-    .finally(() => inFlight.delete(call.id));
+/** At most one run of `work` at a time; asked again meanwhile, it runs once more when the run ends (a burst of
+ * pushes costs two reads, not one each). */
+function coalesced(work) {
+  let running = null;
+  let again = false;
+  return () => {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      do {
+        again = false;
+        await work();
+      } while (again);
+    })().finally(() => {
+      running = null;
+    });
+    return running;
+  };
 }
 
-/** The call's deadline on this computer's clock (ms): the server's deadline, corrected for a skewed clock. */
-function localDeadline(call) {
-  const deadline = Date.parse(call.deadline);
-  return Number.isNaN(deadline) ? Date.now() + 60_000 : deadline - (serverNow() - Date.now());
-}
-
-async function run(api, call) {
-  const untilMs = localDeadline(call);
-  let timer;
-  const timedOut = new Promise((resolve) => {
-    timer = setTimeout(() => resolve(null), Math.max(0, untilMs - Date.now()));
+/** Hear calls on a push socket until it ends: {error} when it did not open, else how it ended and `lastedMs`. */
+async function listen(api, signal) {
+  let socket = null;
+  const readCalls = coalesced(async () => {
+    for (const call of (await api.readyCalls(signal)).calls) start(api, call);
   });
-  const outcome = await Promise.race([execute(call, untilMs), timedOut]);
-  clearTimeout(timer);
-  await store.noteWorker((w) => ({ ...w, calls: w.calls + 1, lastCall: { id: call.id, tool: call.tool, at: Date.now(), ok: !!outcome && !outcome.error } }));
-  // Past the deadline the server has failed the call itself; a late post would only be refused.
-  while (outcome && Date.now() < untilMs) {
-    try {
-      await api.postOutcome(call.id, outcome);
-      return;
-    } catch (error) {
-      if (!(error instanceof NetworkError) && !(error?.status >= 500)) return; // 409 late, 422 too large: the server decided
-      await sleep(1000);
-    }
-  }
-}
-
-/** Run the call in a tab of its site: {resultJson} or {error}. */
-async function execute(call, untilMs) {
+  const readPending = coalesced(() => refreshPending(api, signal));
+  // A push not acted on is caught up after a reconnect: the server keeps the call queued meanwhile.
+  const failed = (error) => {
+    if (signal.aborted) return;
+    if (error?.status === 401) refuse(error).catch(() => {});
+    else socket?.close();
+  };
+  const catchUp = () => {
+    readCalls().catch(failed);
+    readPending().catch(failed);
+    sites.reportIfDue(api).catch((error) => error?.status === 401 && failed(error));
+  };
+  const heard = async (message) => {
+    store.setContact(store.DELIVERIES.push).catch(() => {});
+    if (message?.type === "fetch") catchUp(); // too big for a frame: read it all over REST
+    if (message?.type !== "siteCall") return;
+    if (message.status === "queued") readCalls().catch(failed);
+    // Waiting for the human, or decided (a queued one that waited leaves the badge): the approvals change.
+    const waited = (await store.pending()).calls.some((call) => call.id === message.id);
+    if (message.status !== "queued" || waited) readPending().catch(failed);
+  };
   try {
-    const site = (await store.shared())[call.site];
-    if (!site) return { error: `${call.site} is no longer shared from this browser` };
-    const page = site.tools.find((tool) => tool.name === call.tool)?.url ?? site.url;
-    let found = await tabWithTool(call.site, call.tool, page, untilMs);
-    if (!found) {
-      const tab = await openInBackground(page, untilMs); // no tab offers the tool: open its page, not focused
-      const tool = await waitForTool(tab.id, call.tool, untilMs);
-      if (!tool) return { error: `the page ${page} does not offer the tool ${call.tool} now` };
-      found = { tab, tool };
-    }
-    const mismatch = checkArguments(call.tool, found.tool.inputSchema, call.arguments);
-    if (mismatch) return { error: mismatch };
-    const ran = await runTool(found.tab.id, call.tool, call.arguments);
-    if (!ran.ok) return { error: ran.error.slice(0, ERROR_MAX) };
-    const bytes = new TextEncoder().encode(ran.json).length;
-    if (bytes > RESULT_BYTES_MAX) {
-      return { error: `the result is ${bytes.toLocaleString("en-US")} bytes, over the ${RESULT_BYTES_MAX / 1024} KiB limit` };
-    }
-    return { resultJson: ran.json };
+    socket = await push.open(api, "bridge", heard);
   } catch (error) {
-    return { error: String(error?.message ?? error).slice(0, ERROR_MAX) };
+    return { error };
   }
+  const openedAt = Date.now();
+  const close = () => socket.close();
+  signal.addEventListener("abort", close);
+  if (signal.aborted) close();
+  delivery = store.DELIVERIES.push;
+  await store.setContact(store.DELIVERIES.push);
+  await store.noteWorker((w) => ({ ...w, sockets: (w.sockets ?? 0) + 1, lastSocketAt: openedAt }));
+  catchUp(); // whatever was queued or decided before the socket opened
+  const ended = await socket.closed;
+  signal.removeEventListener("abort", close);
+  delivery = null;
+  const how = ended.renew ? "renew" : ended.dead ? "dead" : `closed ${ended.code}`;
+  await store.noteWorker((w) => ({ ...w, socketEnds: [...(w.socketEnds ?? []), how].slice(-20) }));
+  return { ...ended, lastedMs: Date.now() - openedAt };
 }

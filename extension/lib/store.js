@@ -24,7 +24,7 @@ async function update(area, key, change) {
   return serially(async () => {
     const { [key]: before } = await area.get(key);
     const after = change(before);
-    await area.set({ [key]: after });
+    if (after !== before) await area.set({ [key]: after }); // unchanged (a late answer after sign-out): no write
     return after;
   });
 }
@@ -47,10 +47,14 @@ export async function status() {
   return saved ?? { state: STATES.signedOut };
 }
 
+// How the worker hears its calls while connected: a push socket, or long-polls.
+export const DELIVERIES = Object.freeze({ push: "push", poll: "poll" });
+
 /** Set the connection state; `details` (error, server, lastContactAt, retryAt) replace the previous ones. */
 export function setStatus(state, details = {}) {
   return update(local, "status", (before) => ({
     state,
+    delivery: before?.delivery ?? null,
     server: details.server ?? before?.server ?? null,
     error: details.error ?? null,
     retryAt: details.retryAt ?? null,
@@ -59,17 +63,23 @@ export function setStatus(state, details = {}) {
   }));
 }
 
-/** Note a successful exchange with the server: connected now. An answer that arrives after a sign-out (or a
- * refused token) changes nothing: only signing in leaves those states. */
-export function setContact() {
+/** Note a successful exchange with the server: connected now (hearing calls by `delivery`, when given). An answer
+ * that arrives after a sign-out (or a refused token) changes nothing: only signing in leaves those states. */
+export function setContact(delivery = null) {
   return update(local, "status", (before) => before?.state === STATES.signedOut || before?.state === STATES.refused ? before : {
     ...before,
     state: STATES.connected,
+    delivery: delivery ?? before?.delivery ?? null,
     error: null,
     retryAt: null,
     lastContactAt: Date.now(),
     changedAt: before?.state === STATES.connected ? before.changedAt : Date.now(),
   });
+}
+
+/** How the worker hears its calls now (`DELIVERIES`), for the popup; the state is left as it is. */
+export function setDelivery(delivery) {
+  return update(local, "status", (before) => (before ? { ...before, delivery } : before));
 }
 
 export async function shared() {

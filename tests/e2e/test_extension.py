@@ -7,7 +7,10 @@ Playwright's sync API owns this thread's event loop. The server gives a site 5 s
 so the time-out is reached for real, quickly.
 
 The tests share one browser, server and shop (starting Chromium with an extension is the slow part) and run in
-file order; each brings the extension to the state it needs (signed in, site shared) through the popup.
+file order; each brings the extension to the state it needs (signed in, site shared) through the popup. That server
+has no push (the ticket mint answers 503), so the extension long-polls; the tests at the end sign in to a second
+server that has push, as `make serve` runs it (the local WebSocket gateway and the queue driver), and watch the
+extension hear its calls on the socket with no long-poll.
 """
 
 import asyncio
@@ -23,17 +26,22 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
+import httpx
 import pytest
 import uvicorn
 from playwright.sync_api import BrowserContext, Page, Worker, expect
 
 from agent_workspace.app import create_app
+from agent_workspace.domain import push as push_rules
 from agent_workspace.domain.tokens import TokenKind
+from agent_workspace.local import push_gateway
+from agent_workspace.local.drivers import Drivers
+from agent_workspace.local.push_gateway import PushGateway
 from agent_workspace.local.stack import Seed, local_runtime, seed
 from agent_workspace.runtime import Runtime
 from agent_workspace.services.accounts import issue_token
 from tests.e2e.console_page import Background
-from tests.support import Agent, free_port, mcp_client
+from tests.support import Agent, bearer, free_port, mcp_client
 
 SITE_TIMEOUT = 5  # seconds the server gives the site (the reference's 60, shortened for the test)
 WAIT_MS = 15_000  # bounded waits for what the popup and the page show
@@ -107,25 +115,44 @@ SHOP_TOOLS = ["list_items", "add_item", "check_stock", "export_catalogue", "pric
 
 class RecordingServer:
     """The app under uvicorn on a free loopback port, noting when each request arrived: the extension's polls and
-    reports are seen from the server's side, whatever state the browser is in."""
+    reports are seen from the server's side, whatever state the browser is in.
 
-    def __init__(self, runtime: Runtime) -> None:
-        self.requests: list[tuple[float, str, str]] = []  # (monotonic time, method, path)
+    With `push`, as `make serve` runs it: the local WebSocket gateway in front (`gateway`), the queue driver
+    delivering what is published; and requests to a path the test `hold`s wait until it lets them go."""
+
+    def __init__(self, runtime: Runtime, push: bool = False) -> None:
+        self.requests: list[tuple[float, str, str, str]] = []  # (monotonic time, method, path, query)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        app = create_app(runtime)
+        self._held: set[tuple[str, str]] = set()
+        app: Any = create_app(runtime)
+        self.gateway: PushGateway | None = None
+        self._drivers: Drivers | None = None
+        if push:
+            push_gateway.configure(runtime, f"127.0.0.1:{self.port}")
+            app = self.gateway = PushGateway(app, runtime)
+            self._drivers = Drivers(runtime)
 
         async def recorded(scope, receive, send):
-            if scope["type"] == "http":
-                self.requests.append((time.monotonic(), scope["method"], scope["path"]))
+            if scope["type"] in ("http", "websocket"):
+                # A socket's upgrade is noted as method "WS", without its query: that holds the ticket.
+                method, path = scope.get("method", "WS"), scope["path"]
+                query = scope["query_string"].decode() if method != "WS" else ""
+                self.requests.append((time.monotonic(), method, path, query))
+                while (method, path) in self._held:
+                    await asyncio.sleep(0.02)
             await app(scope, receive, send)
 
-        config = uvicorn.Config(recorded, host="127.0.0.1", port=self.port, log_level="warning")
+        config = uvicorn.Config(
+            recorded, host="127.0.0.1", port=self.port, log_level="warning", ws=push_gateway.UVICORN_WS
+        )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, daemon=True)
 
     def __enter__(self) -> "RecordingServer":
         self._thread.start()
+        if self._drivers is not None:
+            self._drivers.start()
         deadline = time.monotonic() + 10
         while not self._server.started:
             assert time.monotonic() < deadline, "uvicorn did not start within 10 s"
@@ -133,13 +160,33 @@ class RecordingServer:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        if self._drivers is not None:
+            self._drivers.stop()
         self._server.should_exit = True
         self._thread.join(timeout=10)
 
-    def seen(self, method: str, path: str | re.Pattern, since: float = 0.0) -> list[float]:
-        """When requests `method` `path` (a string, or a pattern the path must match) arrived after `since`."""
+    def seen(self, method: str, path: str | re.Pattern, since: float = 0.0, query: str | None = None) -> list[float]:
+        """When requests `method` `path` (a string, or a pattern the path must match), with exactly `query` when
+        given, arrived after `since`."""
         matches = path.fullmatch if isinstance(path, re.Pattern) else path.__eq__
-        return [at for at, m, p in list(self.requests) if m == method and matches(p) and at > since]
+        return [
+            at
+            for at, m, p, q in list(self.requests)
+            if m == method and matches(p) and at > since and (query is None or q == query)
+        ]
+
+    def queries(self, method: str, path: str, since: float = 0.0) -> list[str]:
+        """The query strings of the requests `method` `path` that arrived after `since`."""
+        return [q for at, m, p, q in list(self.requests) if m == method and p == path and at > since]
+
+    @contextlib.contextmanager
+    def holding(self, method: str, path: str) -> Iterator[None]:
+        """Requests `method` `path` wait (after being recorded) until the block ends."""
+        self._held.add((method, path))
+        try:
+            yield
+        finally:
+            self._held.discard((method, path))
 
 
 class _ShopHandler(BaseHTTPRequestHandler):
@@ -160,9 +207,19 @@ class _ShopHandler(BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def bridge_server(moto_endpoint, aws_clients) -> Iterator[tuple[Runtime, Seed, RecordingServer]]:
+    """A stack without push, as most are configured: the ticket mint answers 503, so the extension long-polls."""
     runtime = local_runtime(moto_endpoint, clients=aws_clients, site_timeout_seconds=SITE_TIMEOUT)
     seeded = seed(runtime)
     with RecordingServer(runtime) as server:
+        yield runtime, seeded, server
+
+
+@pytest.fixture(scope="module")
+def push_server(moto_endpoint, aws_clients) -> Iterator[tuple[Runtime, Seed, RecordingServer]]:
+    """A second stack, with push, as `make serve` runs it: the tests at the end of the file sign in to it."""
+    runtime = local_runtime(moto_endpoint, clients=aws_clients, site_timeout_seconds=SITE_TIMEOUT)
+    seeded = seed(runtime)
+    with RecordingServer(runtime, push=True) as server:
         yield runtime, seeded, server
 
 
@@ -217,13 +274,20 @@ class World:
 
 
 @pytest.fixture(scope="module")
-def world(bridge_server, shop_origin, extension_context) -> Iterator[World]:
-    """Set up in this order on purpose: the browser closes first, so no long-poll holds the server's shutdown."""
+def world(bridge_server, push_server, shop_origin, extension_context) -> Iterator[World]:
+    """Set up in this order on purpose: the browser closes first, so no long-poll or socket holds a server's exit."""
     runtime, seeded, server = bridge_server
     context, extension_id = extension_context
     world = World(runtime, server, seeded, shop_origin, context, extension_id)
     yield world
     assert (world.stored("session", "worker") or {}).get("errors", []) == []  # nothing escaped the worker's handlers
+
+
+@pytest.fixture(scope="module")
+def push_world(world, push_server) -> World:
+    """The same browser and shop, and the stack with push."""
+    runtime, seeded, server = push_server
+    return World(runtime, server, seeded, world.shop, world.context, world.extension_id)
 
 
 @pytest.fixture
@@ -411,6 +475,11 @@ def test_signing_in_shows_connected_the_workspaces_reached_and_starts_polling(wo
         "Shared with every workspace of this account: Local workspace.", timeout=WAIT_MS
     )
     until(lambda: world.server.seen("GET", "/api/bridge/calls", since=signed_in_at), bool, "a long-poll")
+    # This stack has no push: the extension asked for a socket, heard 503, and long-polls by itself.
+    assert world.server.seen("POST", "/api/push/tickets", since=signed_in_at)
+    assert set(world.server.queries("GET", "/api/bridge/calls", since=signed_in_at)) == {"wait=20"}
+    assert world.stored("local", "status")["delivery"] == "poll"
+    expect(popup.locator("#connection-detail")).to_contain_text(", polling.")
     assert world.stored("local", "auth") == {"server": world.server.url, "token": world.seeded.human_token}
     assert world.stored("sync", "auth") is None  # the token never leaves this device
 
@@ -765,3 +834,162 @@ def test_stop_sharing_removes_the_site_for_agents(world, popup):
     expect(popup.get_by_role("status")).to_have_text(f"Stopped sharing {world.shop}.", timeout=WAIT_MS)
     expect(popup.get_by_text("No site is shared yet.")).to_be_visible()
     assert site_tools_answer(world, "search") == {"online": True, "sites": []}
+
+
+# -- push (issue 36): the same extension on a stack that has it --------------------------------------------------------
+
+RESULT = re.compile(r"/api/bridge/calls/\w+/result")
+QUIET_S = 35  # longer than the watchdog alarm's period and several keep-alive ticks
+
+
+def listening(popup: Page, world: World) -> str:
+    """Signed in to the push stack, the shop shared, the socket open and its catch-up read: its connection id."""
+    if (world.stored("local", "auth") or {}).get("server") not in (None, world.server.url):
+        signed_out(popup)
+    shared(popup, world)
+    gateway = world.server.gateway
+    assert gateway is not None
+    (connection,) = until(lambda: gateway.connection_ids, bool, "the extension's socket open")
+    until(lambda: world.server.seen("GET", "/api/bridge/calls", query="wait=0"), bool, "the catch-up after connecting")
+    return connection
+
+
+def long_polls(world: World, since: float = 0.0) -> list[str]:
+    """GET /api/bridge/calls that waited (any but wait=0), after `since`."""
+    return [q for q in world.server.queries("GET", "/api/bridge/calls", since=since) if q != "wait=0"]
+
+
+def test_with_push_a_site_call_reaches_the_extension_on_its_socket_and_nothing_long_polls(push_world, popup):
+    listening(popup, push_world)
+    expect(popup.locator("#connection-detail")).to_contain_text(
+        f"Connected to {push_world.server.url}, live (push).", timeout=WAIT_MS
+    )
+    assert push_world.stored("local", "status")["delivery"] == "push"
+    task_id = new_task(push_world)
+    asked_at = time.monotonic()
+
+    answer = site_tools_answer(push_world, "call", taskId=task_id, site=push_world.shop, tool="list_items")
+
+    assert answer["result"] == {"items": ["milk"]}
+    server = push_world.server
+    assert server.seen("POST", re.compile(r"/push/@connections/.+"), since=asked_at)  # the push went out
+    assert server.seen("GET", "/api/bridge/calls", since=asked_at, query="wait=0")  # and brought the call
+    assert len(server.seen("POST", RESULT, since=asked_at)) == 1
+    assert long_polls(push_world) == []
+
+
+def test_an_idle_extension_on_push_asks_the_server_nothing_not_even_at_its_alarm(push_world, popup):
+    listening(popup, push_world)
+    popup.close()  # an open popup asks the worker every 2 s, and the worker asks the server
+    worker_now = push_world.worker().evaluate("Date.now()")
+    quiet_from = time.monotonic()
+
+    time.sleep(QUIET_S)  # a window to observe nothing in: no event marks "no request"
+
+    asked = [(m, p) for at, m, p, _ in list(push_world.server.requests) if at > quiet_from]
+    assert asked == []
+    alarms = push_world.stored("session", "worker")["alarms"]
+    assert any(at > worker_now for at in alarms)  # the watchdog fired meanwhile, and asked nothing either
+    assert push_world.server.gateway.connection_ids  # still listening
+
+
+def test_a_call_waiting_for_the_human_and_the_decision_reach_the_extension_over_push(push_world, popup):
+    listening(popup, push_world)
+    popup.close()  # only a push can bring the call to the badge now: no tick, no popup asks the server
+    shop = push_world.shop_page()
+    task_id = new_task(push_world)
+    call = site_tools(
+        push_world, "call", taskId=task_id, site=push_world.shop, tool="add_item", arguments={"name": "figs"}
+    )
+    until(push_world.badge, lambda text: text == "1", "the badge counting the call, from its push")
+    (waiting,) = push_world.stored("session", "pending")["calls"]
+
+    decided = httpx.post(
+        f"{push_world.server.url}/api/workspaces/{waiting['workspaceId']}/site-calls/{waiting['id']}/decision",
+        json={"decision": "allow_once"},
+        headers=bearer(push_world.seeded.human_token),
+        timeout=10,
+    )  # as the console decides it
+
+    assert decided.status_code == 200, decided.text
+    text, is_error = call.result()
+    assert not is_error, text
+    assert json.loads(text)["result"] == {"added": "figs", "items": ["milk", "figs"]}
+    expect(shop.locator("#items li")).to_have_text(["milk", "figs"])
+    until(push_world.badge, lambda text: text == "", "the badge cleared")
+    assert long_polls(push_world) == []
+
+
+def test_a_socket_the_server_closes_loses_nothing_a_call_queued_in_the_gap_runs_after_the_reconnect(push_world, popup):
+    first = listening(popup, push_world)
+    server, gateway = push_world.server, push_world.server.gateway
+    task_id = new_task(push_world)
+    cut_at = time.monotonic()
+    with server.holding("WS", "/push"):  # the extension's next socket waits: a gap the test controls
+        assert gateway.close(first) == 1
+        until(lambda: server.seen("WS", "/push", since=cut_at), bool, "the extension reconnecting")
+        assert gateway.connection_ids == []
+        call = site_tools(push_world, "call", taskId=task_id, site=push_world.shop, tool="list_items")
+        until(
+            lambda: push_world.runtime.site_tools.calls_of(push_world.seeded.workspace_id, "queued"),
+            bool,
+            "the call queued while no socket hears it",
+        )
+
+    text, is_error = call.result()
+
+    assert not is_error, text
+    assert json.loads(text)["result"]["items"][0] == "milk"  # the list as the page holds it (figs came before)
+    (second,) = gateway.connection_ids
+    assert second != first
+    assert len(server.seen("POST", RESULT, since=cut_at)) == 1  # run once
+    assert long_polls(push_world) == []
+
+
+def test_the_extension_pings_and_renews_its_socket_at_the_cadence_its_ticket_gives(push_world, popup, monkeypatch):
+    first = listening(popup, push_world)
+    gateway = push_world.server.gateway
+    monkeypatch.setattr(push_rules, "PING_SECONDS", 1)
+    monkeypatch.setattr(push_rules, "RECONNECT_SECONDS", 6)
+    monkeypatch.setattr(gateway, "idle_seconds", 3)  # a socket silent for 3 s is cut, as API Gateway's after 10 min
+    ends_before = len(push_world.stored("session", "worker").get("socketEnds", []))
+    gateway.close(first)  # the next ticket carries the new cadence
+
+    (second,) = until(lambda: [c for c in gateway.connection_ids if c != first], bool, "a new socket")
+    opened_at = time.monotonic()
+    until(lambda: second not in gateway.connection_ids, bool, "the socket renewed", seconds=15)
+    lasted = time.monotonic() - opened_at
+
+    assert lasted > 4.5  # it outlived the idle timeout: its pings kept it open
+    ends = push_world.stored("session", "worker")["socketEnds"][ends_before:]
+    assert ends[:2] == ["closed 1001", "renew"]  # cut by the server, then replaced by the extension itself
+    until(lambda: gateway.connection_ids, bool, "the renewed socket open")
+
+
+def test_signing_out_on_push_closes_the_socket_and_agents_see_the_browser_offline(push_world, popup):
+    listening(popup, push_world)
+    popup.get_by_role("button", name="Sign out").click()
+    expect(popup.get_by_role("status")).to_have_text(
+        "Signed out. Agents see your Chrome as not connected.", timeout=WAIT_MS
+    )
+    assert push_world.server.gateway.connection_ids == []
+    assert site_tools_answer(push_world, "search")["online"] is False
+
+
+def test_a_socket_that_cannot_open_falls_back_to_the_long_poll_by_itself(push_world, popup, monkeypatch):
+    first = listening(popup, push_world)
+    runtime = push_world.runtime
+    nowhere = f"ws://127.0.0.1:{free_port()}/push"  # tickets still mint, but name a socket nobody serves
+    monkeypatch.setattr(runtime, "settings", runtime.settings.model_copy(update={"push_url": nowhere}))
+    cut_at = time.monotonic()
+    push_world.server.gateway.close(first)
+
+    until(lambda: long_polls(push_world, since=cut_at), bool, "a long-poll after the socket failed to open")
+
+    assert len(push_world.server.seen("POST", "/api/push/tickets", since=cut_at)) >= 2  # it tried again first
+    assert push_world.stored("local", "status")["delivery"] == "poll"
+    expect(popup.locator("#connection-detail")).to_contain_text(", polling.", timeout=WAIT_MS)
+    task_id = new_task(push_world)
+    assert site_tools_answer(push_world, "call", taskId=task_id, site=push_world.shop, tool="list_items")["result"][
+        "items"
+    ]

@@ -11,6 +11,7 @@ from starlette.testclient import TestClient
 
 from agent_workspace.api.html_policy import HtmlPolicy
 from agent_workspace.app import create_app
+from tests.support import PUSH_URL
 
 CDN = re.compile(r"cdn\.|jsdelivr|unpkg|cdnjs|googleapis|<script[^>]+src=[\"']?(https?:)?//", re.IGNORECASE)
 
@@ -67,3 +68,17 @@ def test_an_html_answer_that_sets_no_policy_gets_the_servers():
     assert_no_remote_scripts("/bare", bare_page)
     assert bare_page.headers["x-content-type-options"] == "nosniff"
     assert own_page.headers["content-security-policy"] == "default-src 'none'"
+
+
+def test_the_console_may_open_its_push_socket_and_connect_nowhere_else(runtime, live):
+    """With push on, the WebSocket API's origin joins `connect-src` (on AWS another host than the API's); nothing
+    else does, and without push the page connects to its own origin only."""
+    assert directives(httpx.get(f"{live.url}/").headers["content-security-policy"])["connect-src"] == ["'self'"]
+
+    runtime.settings = runtime.settings.model_copy(update={"push_url": PUSH_URL})
+    response = httpx.get(f"{live.url}/")
+
+    assert_no_remote_scripts("/", response)
+    rules = directives(response.headers["content-security-policy"])
+    assert rules["connect-src"] == ["'self'", "wss://k3x9p2m7qa.execute-api.us-east-1.amazonaws.com"]
+    assert rules["script-src"] == ["'self'"]

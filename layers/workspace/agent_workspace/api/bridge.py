@@ -10,6 +10,10 @@ The bridge protocol a Chrome extension (or any client with the human's token) sp
 3. `POST /api/bridge/calls/{id}/result` with `{"result": ...}` or `{"error": "..."}` within the
    call's `deadline` (60 seconds after it became runnable).
 
+Where the stack has push (`POST /api/push/tickets`, topic `bridge`), a browser may hear its calls on a socket
+instead of long-polling: each `siteCall` frame with status `queued` says "read `GET /api/bridge/calls?wait=0`
+now". While that socket is open the browser counts as online without polling or reporting.
+
 Around it, what the extension's popup shows: the shared sites and the online state (`GET /api/bridge/sites`),
 the calls waiting for the human's decision across the account (`GET /api/bridge/pending`), and sign-out
 (`DELETE /api/bridge/online`), after which the browser counts as offline at once.
@@ -74,7 +78,10 @@ class SharedSiteOut(BaseModel):
 
 
 class BridgeStateOut(BaseModel):
-    online: bool = Field(description="The browser polled or reported within the last 45 seconds and did not sign out.")
+    online: bool = Field(
+        description="The browser polled or reported within the last 45 seconds and did not sign out, or its push "
+        "socket (topic bridge) is open."
+    )
     lastSeenAt: str | None
     sites: list[SharedSiteOut] = Field(description="Shared with every workspace of the account.")
 

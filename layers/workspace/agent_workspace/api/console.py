@@ -2,15 +2,18 @@
 sign-in (OAuth), `/console/...` their scripts and styles, all from the package.
 
 Nothing is fetched from elsewhere, and the Content-Security-Policy says so: the page may only load
-its own files and talk to this server's API; the human's token stays in the tab's sessionStorage.
+its own files and talk to this server's API (and its push socket); the human's token stays in the tab's
+sessionStorage.
 """
 
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from fastapi import APIRouter, HTTPException
 from fastapi.responses import FileResponse
 
-from agent_workspace.api.html_policy import CONTENT_SECURITY_POLICY
+from agent_workspace.api.deps import RuntimeDep
+from agent_workspace.api.html_policy import CONTENT_SECURITY_POLICY, content_security_policy
 
 STATIC = Path(__file__).resolve().parent.parent / "console" / "static"
 _TYPES = {
@@ -32,8 +35,14 @@ router = APIRouter(include_in_schema=False)
 
 
 @router.get("/")
-def page() -> FileResponse:
-    return _file("index.html")
+def page(rt: RuntimeDep) -> FileResponse:
+    """The console; with push on, its policy lets it open the push socket (wss://, the WebSocket API's host)."""
+    push_url = rt.settings.push_url
+    if not push_url:
+        return _file("index.html")
+    parts = urlsplit(push_url)
+    policy = content_security_policy(f"{parts.scheme}://{parts.netloc}")
+    return _file("index.html", {**_HEADERS, "Content-Security-Policy": policy})
 
 
 @router.get("/oauth/consent")

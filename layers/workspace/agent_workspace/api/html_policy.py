@@ -12,10 +12,18 @@ from starlette.types import Message, Receive, Scope, Send
 
 from agent_workspace.api.middleware import HttpMiddleware
 
-CONTENT_SECURITY_POLICY = (
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
-    "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
-)
+
+def content_security_policy(*connect: str) -> str:
+    """The policy, its connections allowed to this origin and to the origins in `connect` (the console's push
+    socket, which on AWS is the WebSocket API's own host)."""
+    sources = " ".join(("'self'", *connect))
+    return (
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        f"connect-src {sources}; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+    )
+
+
+CONTENT_SECURITY_POLICY = content_security_policy()
 
 
 class HtmlPolicy(HttpMiddleware):

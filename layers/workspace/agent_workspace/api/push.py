@@ -6,7 +6,8 @@ a short-lived, single-use ticket here with its token, and opens the returned `ur
 
 - `channel`: an agent token's workspace, each channel event as `GET /api/channel/events` serves it;
 - `bridge`: a human token's account, its site-tool calls to run or decide (what the browser bridge polls);
-- `console`: a human token and `workspaceId`, a workspace of its account: what changed in the console's inbox.
+- `console`: a human token and `workspaceId`, a workspace of its account: what changed in the console's inbox or on
+  its board.
 
 On the socket, send `{"type": "ping"}` every few minutes (API Gateway closes a socket idle for 10) and reconnect
 before 2 hours are up. A push is a hint: after (re)connecting, read from your cursor over REST. When this answers

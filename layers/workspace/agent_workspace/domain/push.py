@@ -34,8 +34,12 @@ CHANNEL, BRIDGE, CONSOLE = "channel", "bridge", "console"
 TOPICS = {
     CHANNEL: "an agent token's workspace: its channel events (what GET /api/channel/events serves)",
     BRIDGE: "a human token's account: its site-tool calls to run or decide (what the browser bridge polls)",
-    CONSOLE: "a human token and a workspace of its account: what changed in the console's inbox",
+    CONSOLE: "a human token and a workspace of its account: what changed in the console's inbox or on its board",
 }
+# What a console message says changed (`{"type": "changed", "what": …, "taskId"?: …}`): the inbox ("needs"; with a
+# `taskId`, that task too) or a task the board shows ("task"). Without a `taskId` (several tasks, or none named),
+# the console reads everything it shows again.
+NEEDS, TASK = "needs", "task"
 
 PING, PONG = {"type": "ping"}, {"type": "pong"}
 

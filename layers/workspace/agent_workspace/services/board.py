@@ -28,6 +28,7 @@ from agent_workspace.domain.tasks import STATUSES, TaskFilter, check_text
 from agent_workspace.domain.text import echo
 from agent_workspace.observability import count
 from agent_workspace.runtime import Runtime
+from agent_workspace.services import push
 from agent_workspace.store.board import CapReached
 
 
@@ -93,16 +94,22 @@ def activate_cycle(rt: Runtime, actor: Actor, cycle_id: str | None) -> dict[str,
     previous = board.active_cycle_id
     if previous != cycle_id:
         rt.board.set_active_cycle(actor.workspace_id, cycle_id)
-        if previous:
-            _rerank(rt, actor, previous, in_active=False)
-        if cycle_id:
-            _rerank(rt, actor, cycle_id, in_active=True)
+        with push.coalescing(rt):  # both cycles' tasks: one message
+            if previous:
+                _rerank(rt, actor, previous, in_active=False)
+            if cycle_id:
+                _rerank(rt, actor, cycle_id, in_active=True)
     return {"activeCycleId": cycle_id}
 
 
 def _rerank(rt: Runtime, actor: Actor, cycle_id: str, in_active: bool) -> None:
     """Mark the cycle's unfinished tasks in or out of the active cycle: their queue rank follows. Paged
-    through the board's listing; a task someone changes meanwhile is read again."""
+    through the board's listing; a task someone changes meanwhile is read again. The console hears it once."""
+    with push.coalescing(rt):
+        _rerank_all(rt, actor, cycle_id, in_active)
+
+
+def _rerank_all(rt: Runtime, actor: Actor, cycle_id: str, in_active: bool) -> None:
     cursor: str | None = None
     while True:
         page, cursor = rt.tasks.list_filtered(
@@ -115,6 +122,7 @@ def _rerank(rt: Runtime, actor: Actor, cycle_id: str, in_active: bool) -> None:
                     break
                 try:
                     rt.tasks.save(actor.account_id, current, replace(current, in_active_cycle=in_active))
+                    push.task_changed(rt, actor.workspace_id, current.id)
                     break
                 except Conflict:
                     back_off(attempt)

@@ -33,7 +33,7 @@ from agent_workspace.domain.tasks import Task, check_text
 from agent_workspace.domain.text import echo
 from agent_workspace.observability import count, logger
 from agent_workspace.runtime import Runtime
-from agent_workspace.services import accounts, channel, notifications
+from agent_workspace.services import accounts, channel, notifications, push
 
 # -- definitions and subscriptions (the human's wiring) ------------------------------------------
 
@@ -246,6 +246,7 @@ def _create_trigger(
         raise
     count("TriggerTaskCreated")
     channel.task_pushed(rt, subscription.workspace_id, "trigger", task)
+    push.task_changed(rt, subscription.workspace_id, task.id)
     return True
 
 

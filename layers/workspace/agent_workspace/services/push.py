@@ -9,6 +9,10 @@ REST from its own cursor after connecting, so a push lost on the way costs a lit
 A leaf: the services that publish import this module, and it imports none of them.
 """
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -73,6 +77,9 @@ def mint_ticket(
             retry_after=max(1, int((window + 1) * 60 - now.timestamp()) + 1),
         )
     count("PushTicketMinted")
+    if topic == rules.BRIDGE:
+        # The browser is there, (re)connecting: online across the gap until its socket opens, as a poll would be.
+        rt.site_tools.seen(principal.account_id, iso(now))
     return {
         "ticket": ticket,
         "url": f"{push_url}?ticket={ticket}",
@@ -149,6 +156,16 @@ def disconnect(rt: Runtime, connection_id: str) -> None:
         count("PushDisconnected")
 
 
+def listening(rt: Runtime, topic: str, scope: str) -> bool:
+    """Whether a socket hears `topic` of `scope` now: a listener item not yet expired (TTL removes an expired one
+    only some time later). One Query, bounded as the sender's; always False while push is off."""
+    if not rt.settings.push_url:
+        return False
+    now = int(rt.clock().timestamp())
+    found = rt.push.listeners(topic, scope, rules.LISTENERS_PER_PUSH)
+    return any(int(listener.get("expiresAt", 0)) > now for listener in found)
+
+
 # -- publishing (any function, in the request that made the change) --------------------------------------------
 
 
@@ -184,12 +201,61 @@ def site_call(rt: Runtime, call: SiteCall) -> None:
     publish(rt, rules.BRIDGE, call.account_id, message)
 
 
-def console_changed(rt: Runtime, workspace_id: str, task_id: str | None = None, what: str = "needs") -> None:
-    """The console's inbox (`what` "needs") of a workspace changed: a question asked or answered, a blocker, a
-    task in triage or review, a site call or a permission question waiting or decided."""
-    message: dict[str, Any] = {"type": "changed", "what": what}
-    if task_id is not None:
-        message["taskId"] = task_id
+def console_changed(rt: Runtime, workspace_id: str, task_id: str | None = None, what: str = rules.NEEDS) -> None:
+    """What a workspace's console shows changed: its inbox (`what` "needs": a question asked or answered, a blocker,
+    a task in triage or review, a site call or a permission question waiting or decided), or a task on its board
+    (`what` "task": created, edited, moved, claimed or released, commented, archived or deleted). Inside
+    `coalescing`, gathered and published once when it ends."""
+    pending = _PENDING.get()
+    if pending is None:
+        _publish_changed(rt, workspace_id, _Changed(what, task_id))
+    else:
+        seen = pending.get(workspace_id)
+        pending[workspace_id] = _Changed(what, task_id) if seen is None else seen.joined(what, task_id)
+
+
+def task_changed(rt: Runtime, workspace_id: str, task_id: str, inbox: bool = False) -> None:
+    """A task the board shows changed; `inbox` when the change moved it into or out of the inbox too (one message
+    says both: "needs" with the task's id)."""
+    console_changed(rt, workspace_id, task_id, rules.NEEDS if inbox else rules.TASK)
+
+
+@contextmanager
+def coalescing(rt: Runtime) -> Iterator[None]:
+    """Within this block, the console changes of each workspace are one message, published when it ends (even by an
+    error: what was written before it stands): a change to many tasks costs one SendMessage, not one per task."""
+    if _PENDING.get() is not None:  # an outer block publishes
+        yield
+        return
+    pending: dict[str, _Changed] = {}
+    token = _PENDING.set(pending)
+    try:
+        yield
+    finally:
+        _PENDING.reset(token)
+        for workspace_id, changed in pending.items():
+            _publish_changed(rt, workspace_id, changed)
+
+
+@dataclass(frozen=True)
+class _Changed:
+    what: str
+    task_id: str | None
+
+    def joined(self, what: str, task_id: str | None) -> "_Changed":
+        """Both changes as one: the inbox if either touched it; the task's id only if both name the same task."""
+        joined_what = rules.NEEDS if rules.NEEDS in (self.what, what) else rules.TASK
+        return _Changed(joined_what, self.task_id if self.task_id == task_id else None)
+
+
+# The changes of the `coalescing` block running now (tasks it starts, threads included, share the same dict).
+_PENDING: ContextVar[dict[str, _Changed] | None] = ContextVar("console_changes", default=None)
+
+
+def _publish_changed(rt: Runtime, workspace_id: str, changed: _Changed) -> None:
+    message: dict[str, Any] = {"type": "changed", "what": changed.what}
+    if changed.task_id is not None:
+        message["taskId"] = changed.task_id
     publish(rt, rules.CONSOLE, workspace_id, message)
 
 

@@ -18,7 +18,7 @@ from agent_workspace.domain.ids import is_id, new_id
 from agent_workspace.domain.tasks import AttachmentRef, Task, existing_id
 from agent_workspace.observability import count, logger
 from agent_workspace.runtime import Runtime
-from agent_workspace.services import channel, notifications
+from agent_workspace.services import channel, notifications, push
 from agent_workspace.store.blobs import attachment_key
 from agent_workspace.store.schedules import schedule_name
 
@@ -113,6 +113,7 @@ def _fire(rt: Runtime, firing: Firing, event: Any) -> str:
         return "duplicate"
     count("CronTaskFired")
     channel.task_pushed(rt, template.workspace_id, "task", run)
+    push.task_changed(rt, template.workspace_id, run.id)
     _rearm(rt, firing.account_id, replace(template, next_fire_at=iso(following) if following else None))
     return "created"
 
@@ -139,6 +140,7 @@ def delete_template(rt: Runtime, account_id: str, workspace_id: str, template_id
     with suppress(Exception):  # objects left behind only cost storage
         rt.blobs.delete([ref.key for ref in template.attachments])
     count("CronTemplateDeleted")
+    push.task_changed(rt, workspace_id, template.id)
     return template
 
 

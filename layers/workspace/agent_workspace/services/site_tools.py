@@ -18,6 +18,7 @@ from agent_workspace.domain.errors import Conflict, Failed, NotFound, PayloadErr
 from agent_workspace.domain.ids import check_id, is_id, new_id
 from agent_workspace.domain.models import Actor
 from agent_workspace.domain.patterns import Deadline, PatternTimeout, compile_pattern
+from agent_workspace.domain.push import BRIDGE
 from agent_workspace.domain.site_tools import (
     DENIED,
     DONE,
@@ -64,7 +65,7 @@ def bridge_state(rt: Runtime, account_id: str) -> dict[str, Any]:
     last = rt.site_tools.last_seen(account_id)
     sites = rt.site_tools.sites(account_id)
     return {
-        "online": _online_since(rt, last),
+        "online": _online_since(rt, last) or push.listening(rt, BRIDGE, account_id),
         "lastSeenAt": last,
         "sites": [
             {
@@ -98,7 +99,10 @@ def pending_calls(rt: Runtime, account_id: str) -> list[dict[str, Any]]:
 
 
 def is_online(rt: Runtime, account_id: str) -> bool:
-    return _online_since(rt, rt.site_tools.last_seen(account_id))
+    """The browser polled or reported within `ONLINE_SECONDS`, or its bridge socket is open: a browser that hears
+    its calls pushed makes no request while idle, so its open socket is its heartbeat (read only when the other
+    is stale). A socket counts until its `$disconnect` (a sign-out closes it first) or its expiry."""
+    return _online_since(rt, rt.site_tools.last_seen(account_id)) or push.listening(rt, BRIDGE, account_id)
 
 
 def _online_since(rt: Runtime, last_seen: str | None) -> bool:

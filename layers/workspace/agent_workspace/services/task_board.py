@@ -332,8 +332,8 @@ def create(rt: Runtime, actor: Actor, title: str, description: str, fields: Fiel
     count("BoardTaskCreated")
     if actor.kind == "human":
         channel.task_pushed(rt, actor.workspace_id, "task", task)
-    if task.board_column in NEEDS_YOU_COLUMNS:  # an agent's proposal waits in triage for the human
-        push.console_changed(rt, actor.workspace_id, task.id)
+    # An agent's proposal waits in triage for the human: in the inbox too.
+    push.task_changed(rt, actor.workspace_id, task.id, inbox=task.board_column in NEEDS_YOU_COLUMNS)
     return task
 
 
@@ -438,6 +438,7 @@ def link(rt: Runtime, actor: Actor, ref: str, link_type: str, other_ref: str) ->
             back_off(attempt)
             continue
         count("TasksLinked")
+        push.task_changed(rt, actor.workspace_id, task_id)  # the other task's card is on the board it reads again
         return {"taskId": task_id, "type": link_type, "otherTaskId": other_id, "created": True}
     raise Unavailable(f"tasks {task_id} and {other_id} are being changed by others; retry shortly")
 
@@ -478,6 +479,7 @@ def unlink(rt: Runtime, actor: Actor, ref: str, link_type: str, other_ref: str) 
             back_off(attempt)
             continue
         count("TasksUnlinked")
+        push.task_changed(rt, actor.workspace_id, task_id)
         return {**answer, "removed": True}
     raise Unavailable(f"tasks {task_id} and {other_id} are being changed by others; retry shortly")
 
@@ -488,6 +490,7 @@ def comment(rt: Runtime, actor: Actor, ref: str, text: str) -> dict[str, Any]:
     entry = _entry(actor, iso(rt.clock()), "comment", text)
     rt.tasks.add_comment(actor.workspace_id, task_id, entry)
     count("TaskCommented")
+    push.task_changed(rt, actor.workspace_id, task_id)
     note_mentions(rt, actor.account_id, text, f"a comment on task {task_id} (workspace {actor.workspace_id})")
     return {"taskId": task_id, **entry.public()}
 
@@ -913,8 +916,8 @@ def _edit(
             back_off(attempt)
             continue
         archived = before.archived is None and after.archived is not None
-        if changes_the_inbox(before.board_column, after.board_column, archived):  # triage, review, archive
-            push.console_changed(rt, actor.workspace_id, task_id)
+        inbox = changes_the_inbox(before.board_column, after.board_column, archived)  # triage, review, archive
+        push.task_changed(rt, actor.workspace_id, task_id, inbox=inbox)
         return after, unblocked
     raise Unavailable(f"task {task_id} is being changed by others; retry shortly")
 

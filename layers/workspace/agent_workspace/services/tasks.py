@@ -99,6 +99,7 @@ def create_task(rt: Runtime, actor: Actor, new: NewTask) -> Task:
                     schedules.disarm(rt, task)
                 raise
     count("TaskCreated")
+    push.task_changed(rt, actor.workspace_id, task.id)
     if actor.kind == "human":  # what the agent makes for itself it knows already
         channel.task_pushed(rt, actor.workspace_id, "task", task)
     elif task.assignee == "human" and schedule is None:  # an agent hands the human work: tell them
@@ -112,6 +113,7 @@ def dequeue(rt: Runtime, actor: Actor) -> Task | None:
     task = rt.tasks.claim_next(actor.workspace_id, actor.token_id, iso(now), iso(lease_until))
     if task is not None:
         count("TaskDequeued")
+        push.task_changed(rt, actor.workspace_id, task.id)
     return task
 
 
@@ -247,8 +249,7 @@ def change_status(
     old = before.status
     if old != status:
         count(f"TaskStatus{status.capitalize()}")
-    if changes_the_inbox(before.board_column, task.board_column):
-        push.console_changed(rt, actor.workspace_id, task.id)
+    push.task_changed(rt, actor.workspace_id, task.id, inbox=changes_the_inbox(before.board_column, task.board_column))
     if actor.kind != "human" and status == "blocked" and old != "blocked":
         notifications.notify(rt, "blocker", actor.account_id, actor.workspace_id, task.id, f"{task.id}#{now}")
     if actor.kind == "human" and old in ("completed", "rejected") and status in ("notstarted", "ongoing"):
@@ -289,6 +290,7 @@ def post_message(rt: Runtime, actor: Actor, task_id: str, text: str, attachments
     with _taking_back(rt, refs):
         rt.tasks.add_message(actor.account_id, actor.workspace_id, task_id, message)
     count("MessagePosted")
+    push.task_changed(rt, actor.workspace_id, task_id)
     note_mentions(rt, actor.account_id, text, f"a message of task {task_id} (workspace {actor.workspace_id})")
     if actor.kind == "human":
         channel.push(rt, actor.workspace_id, "reply", task_id, text)

@@ -1,11 +1,13 @@
-// The app shell: a thin top bar (workspace switcher, the inbox button with its count, the offline sign, sign
-// out), the views' navigation (a left rail on a wide screen, a bottom bar on a phone: one <nav>, two layouts)
+// The app shell: a thin top bar (workspace switcher, the inbox button with its count, the offline or Live sign,
+// sign out), the views' navigation (a left rail on a wide screen, a bottom bar on a phone: one <nav>, two layouts)
 // and the view on screen, with a task's drawer beside it. It signs in and out, switches workspaces and turns
 // the address into the view shown (core/router.js); each view owns its markup and state (views/*.js).
 //
-// A view is {name, label, mount(root), enter(route), leave(), refresh(current, full), reset(), account}:
+// A view is {name, label, mount(root), enter(route), leave(), refresh(current, full), reset(), account, hears?}:
 // mounted once, refreshed each round while on screen, reset when the workspace changes or the human signs
-// out; `account` views (Agents, Pano) work without a workspace.
+// out; `account` views (Agents, Pano) work without a workspace. `hears(change)` says whether a pushed change
+// ({what: "needs"|"task", taskId}: core/push.js) concerns what the view shows; one that does not waits for a
+// round of everything.
 
 import * as store from "./core/store.js";
 import * as refresh from "./core/refresh.js";
@@ -15,6 +17,7 @@ import { $, el, fillSelect, setText } from "./core/dom.js";
 import { showError, clearError, announce } from "./core/feedback.js";
 import { TOKEN_KEY, WORKSPACE_KEY, wireSignIn } from "./core/session.js";
 import { refreshNeeds, clearNeeds } from "./core/needs.js";
+import { startPush } from "./core/push.js";
 import { bind, showHelp, wireShortcuts } from "./core/shortcuts.js";
 
 const TITLE = "Agent Workspace";
@@ -37,22 +40,27 @@ export function start(allViews, taskDrawer) {
     refresh.register(
       (current, full) => view.refresh(current, full),
       () => shown === view && (view.account || Boolean(store.get("workspaceId"))),
+      (change) => Boolean(view.hears && view.hears(change)),
     );
   }
   drawer.mount($("drawer"));
   refresh.register(
     (current, full) => drawer.refresh(current, full),
     () => drawer.isOpen() && Boolean(store.get("workspaceId")),
+    (change) => drawer.hears(change),
   );
   refresh.register(refreshWorkspaces);
-  refresh.register(refreshNeeds, () => Boolean(store.get("workspaceId")));
+  refresh.register(refreshNeeds, () => Boolean(store.get("workspaceId")), (change) => change.what === "needs");
   refresh.onRoundFailure(roundFailed);
 
   store.on("needs", showCount);
   store.on("online", (online) => {
     $("offline").hidden = online;
     document.body.classList.toggle("is-offline", !online);
+    showLive();
   });
+  store.on("push", showLive);
+  startPush();
   router.onRoute(show);
   wireSignIn(signIn, showError);
   $("sign-out").addEventListener("click", () => signOut());
@@ -239,6 +247,11 @@ function show(route) {
 /** The view on screen, for the drawer to return focus and the address to it. */
 export function currentView() {
   return shown ? shown.name : "board";
+}
+
+/** The Live sign, where the offline one shows: changes arrive as they happen (the push socket is open). */
+function showLive() {
+  $("live").hidden = !(store.get("push") === "live" && store.get("online"));
 }
 
 function showCount(needs) {

@@ -6,12 +6,13 @@ const TIMEOUT_MS = 20000; // a call the server has not answered by then is given
 /** A refused or failed call. `kind` tells why: "http" (the server answered, `status` set), "network" (not
  * reached) or "timeout" (reached, no answer in time); status 0 for the last two. */
 export class ApiError extends Error {
-  constructor(status, title, detail, kind = "http") {
+  constructor(status, title, detail, kind = "http", retryAfter = null) {
     super(detail);
     this.status = status;
     this.title = title;
     this.detail = detail;
     this.kind = kind;
+    this.retryAfter = retryAfter; // seconds, when the server said when to try again (429, 503)
   }
 
   /** Whether the server could not be reached at all (the page is offline, or the server down). */
@@ -57,7 +58,8 @@ export async function request(method, path, body, token, { timeoutMs = TIMEOUT_M
     const detail =
       data && typeof data.detail === "string" ? data.detail : text.trim().slice(0, 500) || response.statusText;
     const title = data && typeof data.title === "string" ? data.title : response.statusText;
-    throw new ApiError(response.status, title, detail);
+    const after = Number.parseInt(response.headers.get("Retry-After") || "", 10);
+    throw new ApiError(response.status, title, detail, "http", Number.isFinite(after) && after >= 0 ? after : null);
   }
   return data;
 }

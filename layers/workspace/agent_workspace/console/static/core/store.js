@@ -8,6 +8,7 @@ const state = {
   workspaces: [],
   workspaceId: null,
   online: true, // false while the last refresh could not reach the server
+  push: "off", // "live" while the push socket is open (core/push.js)
   needs: null, // the inbox as last read (core/needs.js), null before the first read
   permissions: null, // GET …/permissions as last read with the inbox (every status), null before the first read
   board: null, // GET /board: policy, labels, projects, epics, the active cycle

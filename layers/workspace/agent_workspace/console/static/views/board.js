@@ -156,6 +156,8 @@ export const board = {
     onScreen = false;
   },
   refresh,
+  // Every pushed change names a task the board shows: its card moved, changed, or (the inbox) asks the human now.
+  hears: () => true,
   reset() {
     focusNext = null;
     resetFilters(); // before the context goes: a choice that vanishes would count as a change of filter

@@ -110,6 +110,9 @@ export const drawer = {
 
   isOpen: () => state.ref !== null,
 
+  /** Whether a pushed change concerns the open task (any, while its id is not known yet). */
+  hears: (change) => state.ref !== null && (state.taskId === null || change.taskId === state.taskId),
+
   async refresh(current) {
     const { ref, generation } = state;
     if (ref === null) return;

@@ -87,6 +87,7 @@ export const inbox = {
     render(store.get("needs"));
   },
   leave() {},
+  hears: (change) => change.what === "needs", // the list follows core/needs.js; here, the approvals answered last
   async refresh(current, full) {
     await toolApprovals.refresh(current, full);
   },
