@@ -67,7 +67,8 @@ class LiveServer:
     def __init__(self, runtime: Runtime, push: bool = False) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        app: Any = create_app(runtime)
+        self.app = create_app(runtime)
+        app: Any = self.app
         self.gateway: PushGateway | None = None
         self._drivers: Drivers | None = None
         if push:

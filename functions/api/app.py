@@ -11,12 +11,15 @@ from agent_workspace.config import get_settings
 from agent_workspace.observability import logger, metrics, tracer
 from agent_workspace.runtime import Runtime
 
-snapstart.register()  # this function runs with SnapStart: see agent_workspace/snapstart.py
+_app = create_app(Runtime.from_settings(get_settings()))
+# This function runs with SnapStart (agent_workspace/snapstart.py): the REST routers, deferred on a cold start
+# until a request needs them, are built before the snapshot is taken.
+snapstart.register(before_snapshot=(_app.include_rest,))
 
 # lifespan="off": Mangum would otherwise run the app's lifespan on every invocation. Problem JSON is
 # text too: without it Mangum would base64-encode every error body.
 _asgi = Mangum(
-    create_app(Runtime.from_settings(get_settings())),
+    _app,
     lifespan="off",
     text_mime_types=[*DEFAULT_TEXT_MIME_TYPES, "application/problem+json"],
 )

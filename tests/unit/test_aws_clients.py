@@ -59,6 +59,7 @@ def test_after_a_snapstart_restore_each_instance_draws_its_own_random_numbers(mo
     hooks = []
     fake = types.ModuleType("snapshot_restore_py")
     fake.register_after_restore = hooks.append
+    fake.register_before_snapshot = lambda hook: None
     monkeypatch.setitem(sys.modules, "snapshot_restore_py", fake)
     assert snapstart.register() is True
     (hook,) = hooks
@@ -69,6 +70,21 @@ def test_after_a_snapstart_restore_each_instance_draws_its_own_random_numbers(mo
     hook()
 
     assert random.random() != shared
+
+
+def test_what_a_cold_start_defers_is_built_before_the_snapshot(monkeypatch):
+    before, after = [], []
+    fake = types.ModuleType("snapshot_restore_py")
+    fake.register_before_snapshot = before.append
+    fake.register_after_restore = after.append
+    monkeypatch.setitem(sys.modules, "snapshot_restore_py", fake)
+    built = []
+
+    assert snapstart.register(before_snapshot=(lambda: built.append("rest"),)) is True
+    for hook in before:
+        hook()
+
+    assert built == ["rest"] and after == [snapstart.reseed_after_restore]
 
 
 def test_without_the_snapstart_runtime_nothing_is_registered(monkeypatch):

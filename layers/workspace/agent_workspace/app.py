@@ -3,31 +3,17 @@
 It mounts the REST routers (`api/`) and the MCP endpoints (`mcp_server/`), so it stands above both; neither of them
 imports the other."""
 
-from fastapi import FastAPI
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from fastapi import APIRouter, FastAPI
 from mcp.server.transport_security import RequestBodyLimitMiddleware
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
+from starlette.types import Receive, Scope, Send
 
 from agent_workspace import __version__
-from agent_workspace.api import (
-    agents,
-    board,
-    board_tasks,
-    bridge,
-    channel,
-    console,
-    elicitations,
-    errors,
-    events,
-    human_tokens,
-    memory,
-    notifications,
-    oauth_consent,
-    pano,
-    push,
-    skills,
-    tasks,
-    workspaces,
-)
+from agent_workspace.api import errors
 from agent_workspace.api.guard import HostOriginGuard
 from agent_workspace.api.hangup import HangupWatch
 from agent_workspace.api.html_policy import HtmlPolicy
@@ -39,8 +25,88 @@ from agent_workspace.mcp_server.surfaces import SURFACES
 from agent_workspace.runtime import Runtime
 
 
-def create_app(runtime: Runtime) -> FastAPI:
-    app = FastAPI(
+def rest_routers() -> list[APIRouter]:
+    """The human REST API's routers, in the order they are matched and listed in the OpenAPI document."""
+    from agent_workspace.api import (
+        agents,
+        board,
+        board_tasks,
+        bridge,
+        channel,
+        console,
+        elicitations,
+        events,
+        human_tokens,
+        memory,
+        notifications,
+        oauth_consent,
+        pano,
+        push,
+        skills,
+        tasks,
+        workspaces,
+    )
+
+    return [
+        workspaces.router,
+        human_tokens.router,
+        tasks.router,
+        elicitations.router,
+        memory.router,
+        skills.router,
+        events.router,
+        pano.router,
+        agents.router,
+        channel.router,
+        board.router,
+        board_tasks.router,
+        bridge.router,
+        push.router,
+        notifications.router,
+        oauth_consent.router,
+        console.router,
+    ]
+
+
+class LazyRestApp(FastAPI):
+    """The app, its REST routers included the first time something needs them: a request outside MCP (and its
+    sign-in metadata), the OpenAPI document, a look at its routes. An agent's MCP request never builds the REST
+    API's models and dependencies (a third of the cold import); a SnapStart snapshot includes them
+    (`include_rest` before the snapshot, functions/api/app.py), so a restored instance pays nothing for it."""
+
+    rest_routers: Callable[[], list[APIRouter]] | None = None
+    _rest_included = False
+
+    def include_rest(self) -> None:
+        if self._rest_included or self.rest_routers is None:
+            return
+        with _INCLUDING:
+            if not self._rest_included:
+                for router in self.rest_routers():
+                    self.include_router(router)
+                self._rest_included = True
+
+    @property
+    def routes(self) -> list[BaseRoute]:
+        self.include_rest()
+        return super().routes
+
+    def openapi(self) -> dict[str, Any]:
+        self.include_rest()
+        return super().openapi()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if not self._rest_included and scope["type"] == "http" and not scope["path"].startswith(_MCP_PATHS):
+            self.include_rest()
+        await super().__call__(scope, receive, send)
+
+
+_INCLUDING = threading.Lock()
+_MCP_PATHS = ("/mcp", "/.well-known/")  # served without the REST API: the MCP endpoints and their sign-in metadata
+
+
+def create_app(runtime: Runtime) -> LazyRestApp:
+    app = LazyRestApp(
         title="Agent Workspace",
         version=__version__,
         description="Human REST API of the workspace; agents use MCP at /mcp.",
@@ -67,23 +133,7 @@ def create_app(runtime: Runtime) -> FastAPI:
     # Sign-in (OAuth 2.1, the MCP authorization spec): metadata, /authorize, /token, /register, /revoke.
     app.router.routes.extend(OAuthServer(runtime, tuple(s.path for s in SURFACES)).routes())
 
-    app.include_router(workspaces.router)
-    app.include_router(human_tokens.router)
-    app.include_router(tasks.router)
-    app.include_router(elicitations.router)
-    app.include_router(memory.router)
-    app.include_router(skills.router)
-    app.include_router(events.router)
-    app.include_router(pano.router)
-    app.include_router(agents.router)
-    app.include_router(channel.router)
-    app.include_router(board.router)
-    app.include_router(board_tasks.router)
-    app.include_router(bridge.router)
-    app.include_router(push.router)
-    app.include_router(notifications.router)
-    app.include_router(oauth_consent.router)
-    app.include_router(console.router)
+    app.rest_routers = rest_routers
     # Outermost first: a policy on every HTML page, note a client's hang-up (a wait serving it stops), refuse
     # bad Hosts/Origins, then oversized bodies (413) before anything reads them; innermost, an answer too large
     # for Lambda's response limit becomes a problem instead of a 502.

@@ -1,0 +1,77 @@
+"""The REST API is built when something first needs it (issue 37): an agent's MCP request never imports or builds
+the human REST API's routers, a request for it does, and the OpenAPI document and the route list are whole whenever
+they are read. Under SnapStart the routers are built before the snapshot, so a restored instance has them."""
+
+import json
+import subprocess
+import sys
+import types
+
+import anyio
+import httpx
+
+from agent_workspace.app import rest_routers
+from tests.support import ROOT, TOOL_NAMES, bearer, load_function, mcp_client
+
+REST_MODULE = "agent_workspace.api.board"  # one of the routers' modules, and the heaviest
+
+
+def test_creating_the_app_imports_no_rest_router():
+    code = (
+        "import sys\n"
+        "from agent_workspace.app import create_app\n"
+        "from agent_workspace.config import Settings\n"
+        "from agent_workspace.runtime import Runtime\n"
+        "from agent_workspace.store.clients import AwsClients\n"
+        "app = create_app(Runtime(Settings.model_construct(), AwsClients('us-east-1')))\n"
+        "eager = len(app.router.routes)\n"
+        f"print(__import__('json').dumps([{REST_MODULE!r} in sys.modules, len(app.routes) - eager,"
+        f" {REST_MODULE!r} in sys.modules]))\n"
+    )
+    env = {"PYTHONPATH": str(ROOT / "layers" / "workspace"), "AWS_ACCESS_KEY_ID": "x", "AWS_SECRET_ACCESS_KEY": "x"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+
+    assert done.returncode == 0, done.stderr
+    before, added, after = json.loads(done.stdout)
+    assert before is False  # created, served nothing yet
+    assert added == len(rest_routers()) and after is True  # asking for its routes builds them
+
+
+def test_an_mcp_request_is_served_without_the_rest_api_and_a_rest_request_builds_it(live, seeded):
+    async def tools() -> list[str]:
+        async with mcp_client(live.url, seeded.agent_token) as client:
+            return [tool.name for tool in (await client.list_tools()).tools]
+
+    assert anyio.run(tools) == TOOL_NAMES
+    assert live.app._rest_included is False
+
+    answer = httpx.get(f"{live.url}/api/workspaces", headers=bearer(seeded.human_token), timeout=30)
+
+    assert answer.status_code == 200, answer.text
+    assert live.app._rest_included is True
+
+
+def test_the_openapi_document_lists_every_rest_router_whenever_it_is_read(live):
+    document = httpx.get(f"{live.url}/openapi.json", timeout=30).json()
+
+    tagged = {tag for operation in _operations(document) for tag in operation.get("tags", [])}
+    assert {tag for router in rest_routers() for tag in router.tags} <= tagged
+
+
+def test_the_lambda_builds_the_rest_api_before_its_snapstart_snapshot(runtime, monkeypatch):
+    before: list = []
+    fake = types.ModuleType("snapshot_restore_py")
+    fake.register_before_snapshot = before.append
+    fake.register_after_restore = lambda hook: None
+    monkeypatch.setitem(sys.modules, "snapshot_restore_py", fake)
+
+    module = load_function("api", runtime, monkeypatch)
+    assert module._app._rest_included is False
+    for hook in before:
+        hook()
+
+    assert module._app._rest_included is True
+
+
+def _operations(document: dict) -> list[dict]:
+    return [operation for path in document["paths"].values() for operation in path.values()]
