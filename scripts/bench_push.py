@@ -25,6 +25,8 @@ from contextlib import contextmanager, redirect_stdout
 from dataclasses import dataclass
 from typing import Any
 
+from bench_goals import Goal, chunks, spread
+
 COST_GOAL = 0.05  # dollars per idle connected client per month
 LATENCY_GOAL = 1.0  # seconds, median publish -> client
 HOURS_PER_MONTH = 730
@@ -85,16 +87,19 @@ def idle_cost(rest_calls_per_hour: float) -> list[Line]:
     ]
 
 
-def report_cost() -> None:
+def report_cost() -> list[Goal]:
     print(f"(c1) idle cost of one connected client per month at list prices (goal <= ${COST_GOAL:.2f})")
+    goals = []
     for client, calls in IDLE_REST_CALLS_PER_HOUR.items():
         lines = idle_cost(calls)
         total = sum(line.dollars for line in lines)
         verdict = "meets goal" if total <= COST_GOAL else "ABOVE goal"
         print(f"    {client:<40}${total:>8.4f}  {verdict}")
+        goals.append(Goal(f"idle cost a month: {client}", total, COST_GOAL, 0.0, "$", "exact"))
     print("    of which, for every client:")
     for line in idle_cost(0)[:-1]:
         print(f"        {line.what:<72}${line.dollars:>8.4f}")
+    return goals
 
 
 # -- (c2) publish -> client ---------------------------------------------------------------------------------------
@@ -207,7 +212,7 @@ def measure_latency(events: int) -> LatencyFigures:
         return asyncio.run(scenario())
 
 
-def report_latency(events: int) -> None:
+def report_latency(events: int) -> list[Goal]:
     figures = measure_latency(events)
     median = statistics.median(figures.samples)
     p90 = statistics.quantiles(figures.samples, n=10)[-1]
@@ -220,3 +225,14 @@ def report_latency(events: int) -> None:
         f"(twice on one socket {figures.duplicates}, lost {figures.lost_across_reconnect})  "
         f"{'meets goal' if whole else 'MISSES goal'}"
     )
+    lost_or_twice = figures.published - figures.delivered + figures.duplicates + figures.lost_across_reconnect
+    return [
+        Goal(
+            "publish -> client, median, local WebSocket",
+            median,
+            LATENCY_GOAL,
+            spread([statistics.median(part) for part in chunks(figures.samples)]),
+            "s",
+        ),
+        Goal("events lost or delivered twice across a cut socket", float(lost_or_twice), 0.0, 0.0, "n", "exact"),
+    ]
