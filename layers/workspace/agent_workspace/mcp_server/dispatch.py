@@ -8,6 +8,7 @@ import difflib
 import inspect
 import json
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -90,8 +91,10 @@ def resolve(
         raise CallRefused(f"{where}: {describe_validation_error(error, action)}") from None
 
 
+@cache
 def surface_registry(registry: Registry, surface: Surface) -> Registry:
-    """The action tools a path lists (all of them on /mcp), which its `help` describes."""
+    """The action tools a path lists (all of them on /mcp), which its `help` describes: one per path and process
+    (both are declared once), so the help texts made from it are cached once too (`help_text`)."""
     if surface.action_tools is None:
         return registry
     return Registry(tuple(tool for tool in registry if tool.name in surface.action_tools))

@@ -1,7 +1,12 @@
-"""The texts of `help`, generated from the registry so they always match what the server accepts."""
+"""The texts of `help`, generated from the registry so they always match what the server accepts.
+
+The registry, its tools and actions are declared once and never change, so each text is made once per process
+(`cache`, keyed by their identity) rather than wrapped and formatted again on every `help` call.
+"""
 
 import json
 import textwrap
+from functools import cache
 from typing import Any
 
 from agent_workspace.tool_registry import Action, Registry, Tool
@@ -13,6 +18,7 @@ _TYPE_COLUMN = 9
 _WIDTH = 100
 
 
+@cache
 def overview(registry: Registry) -> str:
     lines = [CALL_SHAPE, "", "Tools:"]
     indent = " " * (2 + _NAME_COLUMN)
@@ -29,6 +35,7 @@ def overview(registry: Registry) -> str:
     return "\n".join(lines)
 
 
+@cache
 def tool_help(tool: Tool) -> str:
     lines = [f'Usage: {tool.name} {{"action": "<action>", "payload": {{...}}}}', "", "Actions:"]
     lines += [f"  {action.name.ljust(_ACTION_COLUMN)}{action.summary}" for action in tool.all_actions()]
@@ -73,6 +80,7 @@ def _type_of_value(value: Any) -> str:
     return {bool: "boolean", int: "integer", float: "number", str: "string"}.get(type(value), "object")
 
 
+@cache
 def action_help(tool: Tool, action: Action) -> str:
     declared = fields(action)
     required = [f for f in declared if f[3]]
