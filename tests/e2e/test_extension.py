@@ -28,20 +28,15 @@ from urllib.parse import urlsplit
 
 import httpx
 import pytest
-import uvicorn
 from playwright.sync_api import BrowserContext, Page, Worker, expect
 
-from agent_workspace.app import create_app
 from agent_workspace.domain import push as push_rules
 from agent_workspace.domain.tokens import TokenKind
-from agent_workspace.local import push_gateway
-from agent_workspace.local.drivers import Drivers
-from agent_workspace.local.push_gateway import PushGateway
 from agent_workspace.local.stack import Seed, local_runtime, seed
 from agent_workspace.runtime import Runtime
 from agent_workspace.services.accounts import issue_token
 from tests.e2e.console_page import Background
-from tests.support import Agent, bearer, free_port, mcp_client
+from tests.support import Agent, LiveServer, bearer, free_port, mcp_client
 
 SITE_TIMEOUT = 5  # seconds the server gives the site (the reference's 60, shortened for the test)
 WAIT_MS = 15_000  # bounded waits for what the popup and the page show
@@ -113,26 +108,19 @@ SHOP_TOOLS = ["list_items", "add_item", "check_stock", "export_catalogue", "pric
 # -- the servers -------------------------------------------------------------------------------------------------------
 
 
-class RecordingServer:
+class RecordingServer(LiveServer):
     """The app under uvicorn on a free loopback port, noting when each request arrived: the extension's polls and
     reports are seen from the server's side, whatever state the browser is in.
 
-    With `push`, as `make serve` runs it: the local WebSocket gateway in front (`gateway`), the queue driver
-    delivering what is published; and requests to a path the test `hold`s wait until it lets them go."""
+    With `push`, as `make serve` runs it (`LiveServer`); and requests to a path the test `hold`s wait until it
+    lets them go."""
 
     def __init__(self, runtime: Runtime, push: bool = False) -> None:
         self.requests: list[tuple[float, str, str, str]] = []  # (monotonic time, method, path, query)
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
         self._held: set[tuple[str, str]] = set()
-        app: Any = create_app(runtime)
-        self.gateway: PushGateway | None = None
-        self._drivers: Drivers | None = None
-        if push:
-            push_gateway.configure(runtime, f"127.0.0.1:{self.port}")
-            app = self.gateway = PushGateway(app, runtime)
-            self._drivers = Drivers(runtime)
+        super().__init__(runtime, push)
 
+    def around(self, app: Any) -> Any:
         async def recorded(scope, receive, send):
             if scope["type"] in ("http", "websocket"):
                 # A socket's upgrade is noted as method "WS", without its query: that holds the ticket.
@@ -143,27 +131,11 @@ class RecordingServer:
                     await asyncio.sleep(0.02)
             await app(scope, receive, send)
 
-        config = uvicorn.Config(
-            recorded, host="127.0.0.1", port=self.port, log_level="warning", ws=push_gateway.UVICORN_WS
-        )
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._server.run, daemon=True)
+        return recorded
 
     def __enter__(self) -> "RecordingServer":
-        self._thread.start()
-        if self._drivers is not None:
-            self._drivers.start()
-        deadline = time.monotonic() + 10
-        while not self._server.started:
-            assert time.monotonic() < deadline, "uvicorn did not start within 10 s"
-            time.sleep(0.01)
+        super().__enter__()
         return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._drivers is not None:
-            self._drivers.stop()
-        self._server.should_exit = True
-        self._thread.join(timeout=10)
 
     def seen(self, method: str, path: str | re.Pattern, since: float = 0.0, query: str | None = None) -> list[float]:
         """When requests `method` `path` (a string, or a pattern the path must match), with exactly `query` when

@@ -6,6 +6,7 @@ the local drivers) and talks to it as a client would: a ticket over REST, a real
 """
 
 import asyncio
+import contextlib
 import json
 from typing import Any
 
@@ -43,6 +44,19 @@ async def next_message(socket: Any) -> dict[str, Any]:
     return json.loads(await asyncio.wait_for(socket.recv(), WAIT))
 
 
+def refused_status(*urls: str) -> int:
+    """The HTTP status that refused opening these sockets, one inside the other (a refusal opens none)."""
+
+    async def scenario() -> None:
+        async with contextlib.AsyncExitStack() as stack:
+            for url in urls:
+                await stack.enter_async_context(websockets.connect(url))
+
+    with pytest.raises(InvalidStatus) as refused:
+        asyncio.run(scenario())
+    return refused.value.response.status_code
+
+
 def test_a_ticket_from_the_local_stack_names_its_websocket(pushing, seeded):
     minted = mint(pushing, seeded.agent_token, "channel")
 
@@ -78,28 +92,14 @@ def test_a_ping_is_answered_with_a_pong(pushing, seeded):
 
 @pytest.mark.parametrize("query", ["", "?ticket=aw_ticket_made-up", "?ticket=not-a-ticket"])
 def test_a_socket_without_a_good_ticket_is_refused_with_401(pushing, query):
-    async def scenario() -> None:
-        async with websockets.connect(f"ws://127.0.0.1:{pushing.port}{push_gateway.PATH}{query}"):
-            pass
-
-    with pytest.raises(InvalidStatus) as refused:
-        asyncio.run(scenario())
-
-    assert refused.value.response.status_code == 401
+    assert refused_status(f"ws://127.0.0.1:{pushing.port}{push_gateway.PATH}{query}") == 401
     assert pushing.gateway.connection_ids == []
 
 
 def test_a_ticket_opens_one_socket_only(pushing, seeded):
     url = mint(pushing, seeded.human_token, "bridge")["url"]
 
-    async def scenario() -> None:
-        async with websockets.connect(url), websockets.connect(url):
-            pass
-
-    with pytest.raises(InvalidStatus) as refused:
-        asyncio.run(scenario())
-
-    assert refused.value.response.status_code == 401
+    assert refused_status(url, url) == 401
 
 
 def test_a_closed_socket_forgets_its_listener(pushing, runtime, seeded):
@@ -201,14 +201,7 @@ def test_a_post_over_128_kb_is_refused_as_api_gateway_refuses_it(pushing, runtim
 
 
 def test_the_app_serves_no_other_websocket(pushing):
-    async def scenario() -> None:
-        async with websockets.connect(f"ws://127.0.0.1:{pushing.port}/mcp"):
-            pass
-
-    with pytest.raises(InvalidStatus) as refused:
-        asyncio.run(scenario())
-
-    assert refused.value.response.status_code == 403
+    assert refused_status(f"ws://127.0.0.1:{pushing.port}/mcp") == 403
 
 
 def _eventually(check: Any, seconds: float = WAIT) -> bool:
