@@ -65,7 +65,11 @@ class LiveServer:
     gateway in front (`gateway`) and the queue and schedule drivers delivering what is published."""
 
     def __init__(self, runtime: Runtime, push: bool = False) -> None:
-        self.port = free_port()
+        # Bound here and handed to uvicorn: a port only looked up free could be taken by a parallel test before
+        # uvicorn binds it ("address already in use").
+        self._socket = socket.socket()
+        self._socket.bind(("127.0.0.1", 0))
+        self.port = self._socket.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
         self.app = create_app(runtime)
         app: Any = self.app
@@ -79,7 +83,7 @@ class LiveServer:
             self.around(app), host="127.0.0.1", port=self.port, log_level="warning", ws=push_gateway.UVICORN_WS
         )
         self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._server.run, daemon=True)
+        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._socket]}, daemon=True)
 
     def around(self, app: Any) -> Any:
         """What serves the requests: the app (a subclass may wrap it, to watch or hold requests)."""
@@ -101,6 +105,7 @@ class LiveServer:
             self._drivers.stop()
         self._server.should_exit = True
         self._thread.join(timeout=10)
+        self._socket.close()
 
 
 @asynccontextmanager

@@ -137,6 +137,14 @@ def test_the_built_handlers_see_only_the_function_the_layer_and_the_standard_lib
     assert elsewhere == {}
 
 
+def test_the_built_api_handler_serves_without_the_local_servers_modules(built, loaded_api):
+    """uvicorn (the MCP SDK's, for serving itself) is left out of the layer, and with it click: a Lambda never runs
+    a server, and sse_starlette imports uvicorn only where it is installed."""
+    _, facts = loaded_api
+    assert not {"uvicorn", "click"} & set(facts["origins"])
+    assert not list(built.layer.glob("uvicorn*"))
+
+
 def test_the_built_schedule_and_events_handlers_answer_their_sample_events(built, loadable_layer, runtime, seeded):
     (fired,), _ = invoke_built(built, loadable_layer, "schedule", runtime, [_event("schedule_fired.json")])
     assert isinstance(fired, dict)

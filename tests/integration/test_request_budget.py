@@ -27,7 +27,7 @@ from agent_workspace.services.tasks import NewTask, create_task
 from agent_workspace.store.board import BoardStore
 from agent_workspace.store.dynamo import to_item
 from agent_workspace.store.tasks import TaskStore, task_item
-from tests.integration.test_lambda_handler import Lambda, load_event, result_of, text_of
+from tests.integration.test_lambda_handler import Lambda, load_event, result_of, text_of_json
 from tests.support import CREATED, b64, load_function
 
 CALLS = 3  # per action: a warm-up, then the calls held to the budget
@@ -129,8 +129,8 @@ class Watched:
         with self._counting_into(self._action):
             reply = self._lambda.invoke(load_event("mcp_tools_call_help.json", token, body))
         result = result_of(reply)
-        assert not result.get("isError"), text_of(result)
-        return text_of(result), self._action, self._auth
+        assert not result.get("isError"), text_of_json(result)
+        return text_of_json(result), self._action, self._auth
 
     def ok(self, token: str, tool: str, action: str, **payload: Any) -> str:
         return self.call(token, tool, {"action": action, "payload": payload})[0]

@@ -141,7 +141,7 @@ def test_many_bridge_polls_at_once_leave_the_server_free_to_answer_other_request
             waiting.cancel_scope.cancel()
 
     anyio.run(main)
-    assert max(health) < 1.0, health  # it was the polls' 10 s
+    assert max(health) < 5.0, health  # it was the polls' 10 s (the bound leaves room for a loaded CI machine)
 
 
 # -- a client that hangs up ends the wait serving it ---------------------------------------------------
