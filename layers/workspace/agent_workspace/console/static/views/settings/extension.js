@@ -91,7 +91,9 @@ export const extensionSection = {
     }
     reconcile(root.querySelector(".browser-sites"), sites, (site) => site.origin, siteItem, updateSiteItem);
     root.querySelector(".browser-sites-empty").hidden = sites.length > 0;
-    if (online === false && now) root.querySelector(".browser-install").open = false; // connected: guide done
+    // Connected (first seen so, or since the last read): the guide has done its job. Also on the first read, which
+    // may come after the human opened the guide while the page loaded, and after the browser connected.
+    if (online !== true && now) root.querySelector(".browser-install").open = false;
     online = now;
   },
   reset() {
