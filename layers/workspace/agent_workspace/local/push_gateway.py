@@ -132,11 +132,10 @@ class PushGateway:
 
     async def _serve(self, connection_id: str, socket: _Socket, receive: Receive) -> None:
         while True:
-            deadline = min(socket.active + self.idle_seconds, socket.opened + self.life_seconds)
             try:
-                message = await asyncio.wait_for(receive(), max(0.0, deadline - time.monotonic()))
+                message = await asyncio.wait_for(receive(), max(0.0, self._deadline(socket) - time.monotonic()))
             except TimeoutError:
-                if time.monotonic() >= min(socket.active + self.idle_seconds, socket.opened + self.life_seconds):
+                if time.monotonic() >= self._deadline(socket):  # else a post made it active meanwhile: wait on
                     await socket.close(GOING_AWAY)
                     return
                 continue
@@ -152,6 +151,10 @@ class PushGateway:
             answer = await self._route("$default", connection_id, body=frame)
             if answer.get("body"):
                 await socket.text(answer["body"])
+
+    def _deadline(self, socket: _Socket) -> float:
+        """When API Gateway would close it: idle too long, or open too long."""
+        return min(socket.active + self.idle_seconds, socket.opened + self.life_seconds)
 
     async def _route(self, route: str, connection_id: str, **rest: Any) -> dict[str, Any]:
         """API Gateway's event for `route`, handled by the push function's own code (blocking calls: a thread)."""

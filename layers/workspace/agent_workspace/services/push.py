@@ -162,8 +162,7 @@ def listening(rt: Runtime, topic: str, scope: str) -> bool:
     if not rt.settings.push_url:
         return False
     now = int(rt.clock().timestamp())
-    found = rt.push.listeners(topic, scope, rules.LISTENERS_PER_PUSH)
-    return any(int(listener.get("expiresAt", 0)) > now for listener in found)
+    return any(_live(listener, now) for listener in rt.push.listeners(topic, scope, rules.LISTENERS_PER_PUSH))
 
 
 # -- publishing (any function, in the request that made the change) --------------------------------------------
@@ -277,9 +276,7 @@ def deliver(rt: Runtime, body: Any) -> int:
             count("PushListenersCapped")
             found = found[: rules.LISTENERS_PER_PUSH]
         listening = [
-            listener
-            for listener in found
-            if int(listener.get("expiresAt", 0)) > now and (only is None or listener.get("tokenId") == only)
+            listener for listener in found if _live(listener, now) and (only is None or listener.get("tokenId") == only)
         ]
         if not listening:
             return 0
@@ -307,6 +304,11 @@ def deliver(rt: Runtime, body: Any) -> int:
             count("PushPostFailed")
     count("PushDelivered")
     return sent
+
+
+def _live(listener: dict[str, Any], now: int) -> bool:
+    """A listener item not yet expired: TTL deletes an expired one only some time later."""
+    return int(listener.get("expiresAt", 0)) > now
 
 
 def _parse(body: Any) -> tuple[str, str, dict[str, Any], str | None]:

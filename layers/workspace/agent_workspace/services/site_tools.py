@@ -65,7 +65,7 @@ def bridge_state(rt: Runtime, account_id: str) -> dict[str, Any]:
     last = rt.site_tools.last_seen(account_id)
     sites = rt.site_tools.sites(account_id)
     return {
-        "online": _online_since(rt, last) or push.listening(rt, BRIDGE, account_id),
+        "online": _online(rt, account_id, last),
         "lastSeenAt": last,
         "sites": [
             {
@@ -102,7 +102,11 @@ def is_online(rt: Runtime, account_id: str) -> bool:
     """The browser polled or reported within `ONLINE_SECONDS`, or its bridge socket is open: a browser that hears
     its calls pushed makes no request while idle, so its open socket is its heartbeat (read only when the other
     is stale). A socket counts until its `$disconnect` (a sign-out closes it first) or its expiry."""
-    return _online_since(rt, rt.site_tools.last_seen(account_id)) or push.listening(rt, BRIDGE, account_id)
+    return _online(rt, account_id, rt.site_tools.last_seen(account_id))
+
+
+def _online(rt: Runtime, account_id: str, last_seen: str | None) -> bool:
+    return _online_since(rt, last_seen) or push.listening(rt, BRIDGE, account_id)
 
 
 def _online_since(rt: Runtime, last_seen: str | None) -> bool:
