@@ -12,9 +12,9 @@ from agent_workspace.observability import logger, metrics, tracer
 from agent_workspace.runtime import Runtime
 
 _app = create_app(Runtime.from_settings(get_settings()))
-# This function runs with SnapStart (agent_workspace/snapstart.py): the REST routers, deferred on a cold start
-# until a request needs them, are built before the snapshot is taken.
-snapstart.register(before_snapshot=(_app.include_rest,))
+# This function runs with SnapStart (agent_workspace/snapstart.py): what a cold start defers until a request needs
+# it (the REST routers, each tool's models, the listings) is built before the snapshot is taken.
+snapstart.register(before_snapshot=(_app.build_deferred,))
 
 # lifespan="off": Mangum would otherwise run the app's lifespan on every invocation. Problem JSON is
 # text too: without it Mangum would base64-encode every error body.

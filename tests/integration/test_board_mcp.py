@@ -13,7 +13,8 @@ import pytest
 from agent_workspace.domain.board import EPICS_MAX, PROJECTS_MAX
 from agent_workspace.domain.columns import COLUMNS, COMPLEXITY, PRIORITIES
 from agent_workspace.domain.models import Actor
-from agent_workspace.domain.tasks import BODY_MAX, STATUSES, TITLE_MAX
+from agent_workspace.domain.tasks import STATUSES
+from agent_workspace.domain.text import BODY_MAX, TITLE_MAX
 from agent_workspace.services import accounts, board
 from tests.support import connected, ok
 

@@ -523,7 +523,7 @@ def test_board_context_and_a_task_write_cost_the_same_with_the_most_epics_and_pr
     """Agent-made epics and projects, each with the longest description, up to the caps: the context is still
     the workspace's read and one Query page of headings, and a task naming an epic reads just that epic."""
     from agent_workspace.domain.board import EPICS_MAX, PROJECTS_MAX
-    from agent_workspace.domain.tasks import BODY_MAX
+    from agent_workspace.domain.text import BODY_MAX
     from agent_workspace.services import board
 
     workspace, issued = accounts.create_workspace(made.runtime.accounts, made.seeded.account_id, "Big board", "")

@@ -4,7 +4,8 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from agent_workspace.domain.tasks import TaskView
-from agent_workspace.mcp_server.tool_schemas import AnswerMismatch, check_answer, input_schema, output_schema
+from agent_workspace.mcp_server.answer_checks import AnswerMismatch, check_answer
+from agent_workspace.mcp_server.tool_schemas import input_schema, output_schema
 from agent_workspace.tool_registry import Action, Answer, NoPayload, Tool
 from agent_workspace.tools import REGISTRY
 from agent_workspace.tools.answers.task import TaskAnswer

@@ -17,10 +17,9 @@ from agent_workspace.api import errors
 from agent_workspace.api.guard import HostOriginGuard
 from agent_workspace.api.hangup import HangupWatch
 from agent_workspace.api.html_policy import HtmlPolicy
-from agent_workspace.api.oauth import OAuthServer
 from agent_workspace.api.response_limit import ResponseSizeLimit
 from agent_workspace.mcp_server.endpoint import McpEndpoint, not_served
-from agent_workspace.mcp_server.server import workspace_server
+from agent_workspace.mcp_server.server import build_all, workspace_server
 from agent_workspace.mcp_server.surfaces import SURFACES
 from agent_workspace.runtime import Runtime
 
@@ -68,16 +67,41 @@ def rest_routers() -> list[APIRouter]:
     ]
 
 
+def sign_in_routes(runtime: Runtime, resource_paths: tuple[str, ...]) -> list[BaseRoute]:
+    """Sign-in (OAuth 2.1, the MCP authorization spec): metadata, /authorize, /token, /register, /revoke."""
+    from agent_workspace.api.oauth import OAuthServer
+
+    return list(OAuthServer(runtime, resource_paths).routes())
+
+
 class LazyRestApp(FastAPI):
     """The app, its REST routers included the first time something needs them: a request outside MCP (and its
-    sign-in metadata), the OpenAPI document, a look at its routes. An agent's MCP request never builds the REST
-    API's models and dependencies (a third of the cold import); a SnapStart snapshot includes them
-    (`include_rest` before the snapshot, functions/api/app.py), so a restored instance pays nothing for it."""
+    sign-in metadata), the OpenAPI document, a look at its routes; sign-in's routes, by any request outside MCP. An
+    agent's MCP request with its token builds neither (the REST API's models and dependencies are a third of the cold
+    import); a SnapStart snapshot includes both (`build_deferred` before the snapshot, functions/api/app.py), so a
+    restored instance pays nothing for them."""
 
     rest_routers: Callable[[], list[APIRouter]] | None = None
+    sign_in_routes: Callable[[], list[BaseRoute]] | None = None
     _rest_included = False
+    _sign_in_included = False
+
+    def build_deferred(self) -> None:
+        """Everything built on first need, built now (before a SnapStart snapshot): the REST routers, and on the MCP
+        side every tool, each path's listing and help, the resources' and skills' handlers."""
+        self.include_rest()
+        build_all()
+
+    def include_sign_in(self) -> None:
+        if self._sign_in_included or self.sign_in_routes is None:
+            return
+        with _INCLUDING:
+            if not self._sign_in_included:
+                self.router.routes.extend(self.sign_in_routes())
+                self._sign_in_included = True
 
     def include_rest(self) -> None:
+        self.include_sign_in()  # first: sign-in's routes stand before the REST API's, as they always have
         if self._rest_included or self.rest_routers is None:
             return
         with _INCLUDING:
@@ -96,13 +120,16 @@ class LazyRestApp(FastAPI):
         return super().openapi()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if not self._rest_included and scope["type"] == "http" and not scope["path"].startswith(_MCP_PATHS):
-            self.include_rest()
+        if not self._rest_included and scope["type"] == "http" and not scope["path"].startswith("/mcp"):
+            if scope["path"].startswith(_SIGN_IN_METADATA):
+                self.include_sign_in()
+            else:
+                self.include_rest()
         await super().__call__(scope, receive, send)
 
 
 _INCLUDING = threading.Lock()
-_MCP_PATHS = ("/mcp", "/.well-known/")  # served without the REST API: the MCP endpoints and their sign-in metadata
+_SIGN_IN_METADATA = "/.well-known/"  # what an MCP client reads to sign in: served without the REST API
 
 
 def create_app(runtime: Runtime) -> LazyRestApp:
@@ -130,9 +157,8 @@ def create_app(runtime: Runtime) -> LazyRestApp:
     def health() -> dict:
         return {"status": "ok"}
 
-    # Sign-in (OAuth 2.1, the MCP authorization spec): metadata, /authorize, /token, /register, /revoke.
-    app.router.routes.extend(OAuthServer(runtime, tuple(s.path for s in SURFACES)).routes())
-
+    # Built by the first request outside /mcp (`LazyRestApp`), in this order, after the routes above.
+    app.sign_in_routes = lambda: sign_in_routes(runtime, tuple(s.path for s in SURFACES))
     app.rest_routers = rest_routers
     # Outermost first: a policy on every HTML page, note a client's hang-up (a wait serving it stops), refuse
     # bad Hosts/Origins, then oversized bodies (413) before anything reads them; innermost, an answer too large

@@ -6,6 +6,7 @@ tool's `outputSchema` advertises and what its answers are checked against (`mcp_
 They stand below both `tools/`, which declares with them, and `mcp_server/`, which serves what was declared.
 """
 
+import importlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -121,15 +122,38 @@ def _help_is_dispatched_elsewhere(call: Call, payload: HelpPayload) -> None:  # 
 
 
 @dataclass(frozen=True, eq=False)
+class ToolModule:
+    """A tool declared as `TOOL` in a module of its own, imported the first time a call, `help` or a listing needs
+    it: a cold start builds no tool's models, and a call builds only its own tool's (a SnapStart snapshot holds them
+    all, `mcp_server.server.build_all`)."""
+
+    name: str
+    module: str
+
+    def load(self) -> Tool:
+        tool = importlib.import_module(self.module).TOOL  # after the first time, a lookup in sys.modules
+        if not isinstance(tool, Tool) or tool.name != self.name:
+            raise TypeError(f"{self.module}.TOOL is not the tool {self.name!r}")
+        return tool
+
+
+@dataclass(frozen=True, eq=False)
 class Registry:
-    tools: tuple[Tool, ...]
+    """The tools in the order `help` and `tools/list` show them: declared, or named with the module declaring them."""
+
+    tools: tuple[Tool | ToolModule, ...]
 
     def tool(self, name: str) -> Tool | None:
-        return next((t for t in self.tools if t.name == name), None)
+        entry = next((t for t in self.tools if t.name == name), None)
+        return entry.load() if isinstance(entry, ToolModule) else entry
 
     def __iter__(self) -> Iterator[Tool]:
-        return iter(self.tools)
+        return (t.load() if isinstance(t, ToolModule) else t for t in self.tools)
 
     @property
     def tool_names(self) -> list[str]:
         return [t.name for t in self.tools]
+
+    def only(self, names: tuple[str, ...]) -> "Registry":
+        """The tools named, in this registry's order, none of them loaded for it."""
+        return Registry(tuple(t for t in self.tools if t.name in names))

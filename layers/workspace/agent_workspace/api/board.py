@@ -7,7 +7,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agent_workspace.api.deps import HumanDep, RuntimeDep, human_actor
 from agent_workspace.api.errors import problem_responses
-from agent_workspace.domain.tasks import BODY_MAX, TITLE_MAX
+from agent_workspace.domain.text import BODY_MAX, TITLE_MAX
 from agent_workspace.services import accounts, board
 
 router = APIRouter(

@@ -12,7 +12,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from agent_workspace.api.deps import HumanDep, RuntimeDep, human_actor
 from agent_workspace.api.errors import problem_responses
 from agent_workspace.domain.board import GOAL_MAX
-from agent_workspace.domain.tasks import BODY_MAX, TEXT_MAX, TITLE_MAX
+from agent_workspace.domain.tasks import TEXT_MAX
+from agent_workspace.domain.text import BODY_MAX, TITLE_MAX
 from agent_workspace.services import board, elicitations, site_tools, task_board
 from agent_workspace.services.task_board import QUESTIONS_MAX, FieldsIn, Filters
 

@@ -13,9 +13,8 @@ So the human's extension works whatever id its install got, without listing it i
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from agent_workspace.api.oauth import CROSS_ORIGIN_PATHS
 from agent_workspace.config import Settings
-from agent_workspace.web.auth import METADATA_PATH
+from agent_workspace.web.auth import CROSS_ORIGIN_PATHS, METADATA_PATH
 from agent_workspace.web.problems import send_problem
 
 _EXTENSION_SCHEME = "chrome-extension://"

@@ -33,12 +33,7 @@ from agent_workspace.domain import oauth
 from agent_workspace.runtime import Runtime
 from agent_workspace.services.oauth_clients import ClientDirectory, RegisteredClient, redirect_problems
 from agent_workspace.services.oauth_provider import CURRENT, OAuthRequest, WorkspaceOAuthProvider
-from agent_workspace.web.auth import METADATA_PATH, base_url
-
-SERVER_METADATA_PATH = "/.well-known/oauth-authorization-server"
-# Endpoints an OAuth client calls from any origin (a browser-based client such as the MCP Inspector): they use no
-# cookie, so the SDK answers them with CORS for every origin, and `api.guard` lets any Origin through to them.
-CROSS_ORIGIN_PATHS = frozenset({SERVER_METADATA_PATH, METADATA_PATH, "/token", "/register", "/revoke"})
+from agent_workspace.web.auth import METADATA_PATH, SERVER_METADATA_PATH, base_url
 
 _REGISTRATION = ClientRegistrationOptions(
     enabled=True, valid_scopes=[*oauth.SCOPES, *oauth.SCOPE_ALIASES], default_scopes=list(oauth.SCOPES)

@@ -13,11 +13,9 @@ from agent_workspace.api.deps import HumanDep, RuntimeDep, human_actor
 from agent_workspace.api.errors import problem_responses
 from agent_workspace.domain.paging import PAGE_BYTES
 from agent_workspace.domain.tasks import (
-    BODY_MAX,
     MAX_ATTACHMENT_BYTES,
     MAX_ATTACHMENTS,
     TEXT_MAX,
-    TITLE_MAX,
     Assignee,
     AttachmentIn,
     AttachmentView,
@@ -25,6 +23,7 @@ from agent_workspace.domain.tasks import (
     Status,
     TaskView,
 )
+from agent_workspace.domain.text import BODY_MAX, TITLE_MAX
 from agent_workspace.services import accounts, schedules, tasks
 from agent_workspace.services.tasks import NewTask
 

@@ -4,7 +4,7 @@ load sessions and the activity that tells a person what happened."""
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_workspace.domain.tasks import STORED
+from agent_workspace.domain.stored import STORED
 
 # What load_agent says before the memory index: a memory is a note, never an instruction (the reference's
 # "Memory" paragraph), and how to write one.

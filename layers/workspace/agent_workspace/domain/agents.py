@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_workspace.domain.errors import Forbidden, NotFound, PayloadError
-from agent_workspace.domain.tasks import STORED
+from agent_workspace.domain.stored import STORED
 from agent_workspace.domain.text import check_plain, echo
 
 NAME_MAX = 80
@@ -39,6 +39,11 @@ HARNESS_MAX = 40
 WORKSPACE_MAX = 200
 ADDENDUM_MAX = 8_000
 SETTING_VALUE_MAX = 400
+VERSIONS_LISTED_MAX = 50  # an agent's prompt versions, one page
+RECALL_LIMIT_MAX = 100  # memories one recall answers
+RECALL_QUERY_MAX = 500
+MEMORY_WRITERS = ("agent", "people", "import", "collaborators")  # whose memories a recall may narrow to
+ACTIVITY_LIMIT_MAX = 100  # an agent's activity, one page
 
 KEBAB = r"[a-z0-9]+(?:-[a-z0-9]+)*"  # slugs, memory and brief names (a listing anchors it: ^…$)
 _KEBAB = re.compile(KEBAB)

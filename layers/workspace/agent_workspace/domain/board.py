@@ -10,7 +10,8 @@ from typing import Any
 
 from agent_workspace.domain.columns import COLUMNS
 from agent_workspace.domain.errors import PayloadError
-from agent_workspace.domain.tasks import BODY_MAX, STORED, TITLE_MAX, check_text
+from agent_workspace.domain.stored import STORED
+from agent_workspace.domain.text import BODY_MAX, TITLE_MAX, check_text
 
 ARCHIVED_NOTE = "archived: any column, hidden from lists unless asked for, with the reason it was archived"
 # Per workspace. The context lists every project and epic by id and title in one answer (each title at most

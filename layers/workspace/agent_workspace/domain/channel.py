@@ -4,7 +4,7 @@ questions the bridge relays to the human."""
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_workspace.domain.tasks import STORED
+from agent_workspace.domain.stored import STORED
 
 EVENT_KINDS = ("task", "reply", "answer", "reopened", "assigned", "trigger", "permission")
 EVENTS_KEPT_DAYS = 7

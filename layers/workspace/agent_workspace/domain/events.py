@@ -9,8 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_workspace.domain.errors import PayloadError
-from agent_workspace.domain.tasks import check_text
-from agent_workspace.domain.text import echo
+from agent_workspace.domain.text import check_text, echo
 
 NAME_MAX = 128
 DESCRIPTION_MAX = 1024

@@ -9,11 +9,12 @@ from typing import Any, Literal, get_args
 from urllib.parse import quote, unquote
 
 from pydantic import AliasGenerator, BaseModel, ConfigDict, Field, model_validator
-from pydantic.alias_generators import to_camel, to_snake
+from pydantic.alias_generators import to_snake
 
 from agent_workspace.domain.columns import column_of, queue_rank
 from agent_workspace.domain.errors import NotFound, PayloadError
 from agent_workspace.domain.ids import is_id
+from agent_workspace.domain.stored import STORED
 from agent_workspace.domain.text import check_plain, echo
 
 Status = Literal["notstarted", "ongoing", "blocked", "completed", "rejected"]
@@ -22,13 +23,8 @@ Author = Literal["human", "agent", "schedule", "event"]  # runs and trigger task
 STATUSES: tuple[str, ...] = get_args(Status)
 ASSIGNEES: tuple[str, ...] = get_args(Assignee)
 
-# How the entities below are stored: each field under its camelCase name (store/tasks.py maps them generically).
-STORED = ConfigDict(alias_generator=to_camel, validate_by_name=True, validate_by_alias=True)
-
-TITLE_MAX = 500
 IDENTIFIER_PREFIX = "WS-"  # a task's short identifier in its workspace: WS-42
 _IDENTIFIER = re.compile(r"WS-([1-9][0-9]{0,11})", re.IGNORECASE)
-BODY_MAX = 64 * 1024
 TEXT_MAX = 64 * 1024
 ATTACHMENT_ID_MAX = 128
 FILENAME_MAX = 255
@@ -524,12 +520,3 @@ def decode_attachments(raw: Sequence[AttachmentIn], field_name: str = "attachmen
             )
         decoded.append(NewAttachment(ident, filename, mime_type, content))
     return decoded
-
-
-def check_text(value: str, field_name: str, maximum: int, *, required: bool = True, plain: bool = False) -> str:
-    """A bounded text; `plain` for a title, which must also be one line of plain text (`domain.text`)."""
-    if required and not value.strip():
-        raise PayloadError(f"{field_name} must not be empty", field=field_name)
-    if len(value) > maximum:
-        raise PayloadError(f"{field_name} is {len(value)} characters; at most {maximum}", field=field_name)
-    return check_plain(value, field_name) if plain else value

@@ -18,6 +18,8 @@ _NOT_PLAIN = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a
 # characters but '~'); '.' and '..' are refused apart, since URL parsers remove them as dot segments.
 _SEGMENT = re.compile(r"[A-Za-z0-9._-]+")
 SEGMENT_RULE = "letters, digits, '.', '_' and '-', not '.' or '..'"
+TITLE_MAX = 500  # a task's, a project's or an epic's title
+BODY_MAX = 64 * 1024  # its markdown body
 ECHO_MAX = 100  # a value an error repeats: a name, an id, a field path
 DETAIL_MAX = 500  # a validator's own message, which may quote the value it refused
 
@@ -54,3 +56,12 @@ def echo(value: Any, limit: int = ECHO_MAX) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]}…({len(text):,} characters)"
+
+
+def check_text(value: str, field_name: str, maximum: int, *, required: bool = True, plain: bool = False) -> str:
+    """A bounded text; `plain` for a title, which must also be one line of plain text (`check_plain`)."""
+    if required and not value.strip():
+        raise PayloadError(f"{field_name} must not be empty", field=field_name)
+    if len(value) > maximum:
+        raise PayloadError(f"{field_name} is {len(value)} characters; at most {maximum}", field=field_name)
+    return check_plain(value, field_name) if plain else value

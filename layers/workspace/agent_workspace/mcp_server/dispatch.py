@@ -21,7 +21,7 @@ from agent_workspace.domain.text import DETAIL_MAX, echo
 from agent_workspace.mcp_server import help_text
 from agent_workspace.mcp_server.legacy import RENAMED_FIELDS
 from agent_workspace.mcp_server.surfaces import REFERENCE_TOOL_NAMES, WORKSPACE, ListedTool, Surface
-from agent_workspace.mcp_server.tool_schemas import check_answer, check_listed_answer, result_schema
+from agent_workspace.mcp_server.tool_schemas import result_schema
 from agent_workspace.observability import logger
 from agent_workspace.tool_registry import Action, Call, HelpPayload, Registry, TextBlocks, Tool
 
@@ -97,11 +97,11 @@ def surface_registry(registry: Registry, surface: Surface) -> Registry:
     (both are declared once), so the help texts made from it are cached once too (`help_text`)."""
     if surface.action_tools is None:
         return registry
-    return Registry(tuple(tool for tool in registry if tool.name in surface.action_tools))
+    return registry.only(surface.action_tools)
 
 
 def _unknown_tool(registry: Registry, name: str, surface: Surface) -> str:
-    names = [tool.name for tool in surface_registry(registry, surface)] + [t.name for t in surface.listed]
+    names = surface_registry(registry, surface).tool_names + [t.name for t in surface.listed]
     return f"unknown tool '{echo(name)}'; tools: {', '.join([*names, *([HELP_TOOL] if surface.lists_help else [])])}"
 
 
@@ -195,11 +195,13 @@ async def _run(
             is_error=True,
         )
     if call.runtime.settings.check_answers:
+        from agent_workspace.mcp_server import answer_checks  # only where the check is on: Lambda never imports it
+
         if presented:
             assert listed is not None
-            check_listed_answer(listed, action, answer)
+            answer_checks.check_listed_answer(listed, action, answer)
         else:
-            check_answer(tool, action, answer)
+            answer_checks.check_answer(tool, action, answer)
     structured = answer if by_action_tool or answer is result else None
     return ToolOutcome(text, blocks=result if isinstance(result, TextBlocks) else (), structured=structured)
 

@@ -1,20 +1,18 @@
 """The MCP server: `tools/list` and `tools/call` owned by hand on the SDK's low-level `Server`."""
 
+import importlib
 from functools import cache
 from typing import Any
 
 import mcp_types as types
 from mcp.server.lowlevel import Server
-from mcp.shared.exceptions import MCPError
 
 from agent_workspace import __version__
-from agent_workspace.blocking import run_blocking
-from agent_workspace.domain.models import Actor
-from agent_workspace.mcp_server import resources, skills_extension
-from agent_workspace.mcp_server.dispatch import HELP_TOOL, dispatch, surface_registry
-from agent_workspace.mcp_server.surfaces import WORKSPACE, ListedTool, Surface
+from agent_workspace.mcp_server import skills_extension
+from agent_workspace.mcp_server.deferred import deferred
+from agent_workspace.mcp_server.dispatch import HELP_TOOL, answer_help, dispatch, surface_registry
+from agent_workspace.mcp_server.surfaces import SURFACES, WORKSPACE, ListedTool, Surface
 from agent_workspace.mcp_server.tool_schemas import flat_input_schema, flat_output_schema, input_schema, output_schema
-from agent_workspace.services import agent_sessions
 from agent_workspace.tool_registry import Call, Registry, Tool
 from agent_workspace.tools import REGISTRY
 
@@ -26,6 +24,9 @@ INSTRUCTIONS = (
     "shows an action's fields and an example."
 )
 
+# Served by modules imported with their first request (`deferred`).
+_RESOURCES = "agent_workspace.mcp_server.resources"
+_PROMPTS = "agent_workspace.mcp_server.prompts"
 REQUEST_STATE_KEY = "workspace_call"  # set on the ASGI scope's state by the authenticating endpoint
 
 
@@ -100,31 +101,6 @@ def listed_tools(registry: Registry, surface: Surface = WORKSPACE) -> list[types
     return [*action_tools, *references, *([_help_tool()] if surface.lists_help else [])]
 
 
-_PROMPT_ARGUMENTS = (
-    ("harness", "The tool you are: claude-code, codex, cursor, …"),
-    ("workspace", "The directory or project, as provenance"),
-    ("version", "A pinned prompt version; absent: the one you run"),
-    ("budget", "Characters for the memory index, 2,000-96,000"),
-)
-
-
-def _agent_prompt(name: str, title: str, description: str) -> types.Prompt:
-    """An agent as an MCP prompt: a client that shows prompts as slash commands loads it in one step."""
-    return types.Prompt(
-        name=name,
-        title=title,
-        description=(description or f"Load the agent {title}")[:300],
-        arguments=[types.PromptArgument(name=n, description=d, required=False) for n, d in _PROMPT_ARGUMENTS],
-    )
-
-
-def _typed(arguments: dict[str, str]) -> dict[str, Any]:
-    """Prompt arguments arrive as strings: the numbers load takes, as numbers where they read as one."""
-    return {
-        k: int(v) if k in ("version", "budget") and v.isdigit() and len(v) < 10 else v for k, v in arguments.items()
-    }
-
-
 def build_server(registry: Registry, surface: Surface = WORKSPACE) -> Server[Any]:
     async def list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         return types.ListToolsResult(tools=listed_tools(registry, surface))
@@ -139,27 +115,6 @@ def build_server(registry: Registry, surface: Surface = WORKSPACE) -> Server[Any
             is_error=outcome.is_error,
         )
 
-    async def list_prompts(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListPromptsResult:
-        call: Call = ctx.request.state.workspace_call
-        agents = await run_blocking(agent_sessions.loadable, call.runtime, Actor.of(call.principal))
-        return types.ListPromptsResult(prompts=[_agent_prompt(*agent) for agent in agents])
-
-    async def get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
-        """load_agent's text, as messages a client puts into the conversation (a session opened for them)."""
-        call: Call = ctx.request.state.workspace_call
-        ref = agent_sessions.ref_of_prompt(params.name)
-        arguments = {"agent": ref, **(params.arguments or {})}
-        outcome = await dispatch(registry, call, "agent", {"action": "load", "payload": _typed(arguments)})
-        if outcome.is_error:
-            raise MCPError(types.INVALID_PARAMS, outcome.text)
-        texts = outcome.blocks or (outcome.text,)
-        return types.GetPromptResult(
-            description=f"Load agent {params.name}",
-            messages=[
-                types.PromptMessage(role="user", content=types.TextContent(type="text", text=text)) for text in texts
-            ],
-        )
-
     server: Server[Any] = Server(
         "agent-workspace",
         version=__version__,
@@ -167,11 +122,11 @@ def build_server(registry: Registry, surface: Surface = WORKSPACE) -> Server[Any
         instructions=surface.instructions or INSTRUCTIONS,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
-        on_list_prompts=list_prompts,
-        on_get_prompt=get_prompt,
-        on_list_resources=resources.list_resources,
-        on_list_resource_templates=resources.list_resource_templates,
-        on_read_resource=resources.read_resource,
+        on_list_prompts=deferred(_PROMPTS, "list_prompts"),
+        on_get_prompt=deferred(_PROMPTS, "get_prompt", registry),
+        on_list_resources=deferred(_RESOURCES, "list_resources"),
+        on_list_resource_templates=deferred(_RESOURCES, "list_resource_templates"),
+        on_read_resource=deferred(_RESOURCES, "read_resource"),
     )
     skills_extension.register(server)
     # The SDK warns on `on_set_logging_level` (logging is deprecated as of 2026-07-28); older clients still set one.
@@ -187,3 +142,15 @@ async def _set_logging_level(ctx: Any, params: types.SetLevelRequestParams) -> t
 def workspace_server(surface: Surface = WORKSPACE) -> Server[Any]:
     """The server of this deployment's tools on one MCP path: the app wires it in without knowing the tools."""
     return build_server(REGISTRY, surface)
+
+
+def build_all() -> None:
+    """What the first requests would build, built now: every tool (its models), each path's `tools/list` and `help`,
+    and the modules of the deferred handlers. Run before a SnapStart snapshot (functions/api/app.py), so an instance
+    restored from it builds none of it on a first call."""
+    for surface in SURFACES:
+        listed_tools(REGISTRY, surface)
+        if surface.lists_help:
+            answer_help(surface_registry(REGISTRY, surface), {})
+    for module in (_RESOURCES, _PROMPTS, skills_extension.READS):
+        importlib.import_module(module)

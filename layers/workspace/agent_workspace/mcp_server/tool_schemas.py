@@ -8,7 +8,6 @@ schema is a `oneOf` over the tool's result models, each closed, so exactly one b
 from functools import cache
 from typing import Any
 
-from jsonschema import Draft202012Validator
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
@@ -54,7 +53,7 @@ def input_schema(tool: Tool) -> dict[str, Any]:
 
 
 def output_schema(tool: Tool) -> dict[str, Any]:
-    models = _result_models(tool)
+    models = result_models(tool)
     defs, names = _schemas(list(models), "serialization")
     defs = _undescribed(defs)
     branches = [
@@ -102,7 +101,7 @@ def result_schema(action: Action) -> dict[str, Any] | None:
     where a reference's words find them (`flat_output_schema` writes the one model out at the top)."""
     if action.result is None or action.text_too:
         return None
-    models = _models_of(action)
+    models = models_of(action)
     defs, names = _schemas(models, "serialization")
     refs = [{"$ref": DEFS.format(model=names[model])} for model in models]
     root = refs[0] if len(refs) == 1 else {"type": "object", "oneOf": refs}
@@ -120,36 +119,16 @@ def _inlined(schema: dict[str, Any]) -> dict[str, Any]:
     return {**top, **({"$defs": nested} if nested else {})}
 
 
-def check_listed_answer(listed: ListedTool, action: Action, answer: dict[str, Any]) -> None:
-    """A presented answer against what its tool lists (on in the tests, like `check_answer`)."""
-    problem = next(iter(_listed_validator(listed, action).iter_errors(answer)), None)
-    if problem is not None:
-        raise AnswerMismatch(f"{listed.name}: the answer does not match its outputSchema: {problem.message}")
-
-
-def check_answer(tool: Tool, action: Action, answer: dict[str, Any]) -> None:
-    """Fail loudly where an answer is not what the tool advertises (on in the tests: WORKSPACE_CHECK_ANSWERS)."""
-    problem = next(iter(_validator(tool).iter_errors(answer)), None)
-    if problem is None and not _action_validator(tool, action).is_valid(answer):
-        problem = f"valid for the tool, but not one of {action.name}'s own results"
-    if problem is not None:
-        raise AnswerMismatch(f"{tool.name} {action.name}: the answer does not match the outputSchema: {problem}")
-
-
-class AnswerMismatch(AssertionError):
-    """An action answered something its tool's outputSchema does not allow: a bug in the action or its model."""
-
-
-def _result_models(tool: Tool) -> dict[type[BaseModel], list[str]]:
+def result_models(tool: Tool) -> dict[type[BaseModel], list[str]]:
     """Each result model of the tool, with the actions that answer it, in the order actions are declared."""
     models: dict[type[BaseModel], list[str]] = {}
     for action in tool.all_actions():
-        for model in _models_of(action):
+        for model in models_of(action):
             models.setdefault(model, []).append(action.name)
     return models
 
 
-def _models_of(action: Action) -> list[type[BaseModel]]:
+def models_of(action: Action) -> list[type[BaseModel]]:
     results = action.result if isinstance(action.result, tuple) else (action.result,)
     return [m for m in (*results, TextAnswer if action.answers_text else None) if m is not None]
 
@@ -219,23 +198,3 @@ def _undescribed(schema: Any) -> Any:
         for key, value in schema.items()
         if key != "description"
     }
-
-
-@cache
-def _listed_validator(listed: ListedTool, action: Action) -> Draft202012Validator:
-    schema = flat_output_schema(listed, action)
-    assert schema is not None, f"{listed.name} answers text: there is no outputSchema to check"
-    return Draft202012Validator(schema)
-
-
-@cache
-def _validator(tool: Tool) -> Draft202012Validator:
-    return Draft202012Validator(output_schema(tool))
-
-
-@cache
-def _action_validator(tool: Tool, action: Action) -> Draft202012Validator:
-    models = _models_of(action)
-    schema = output_schema(tool)
-    branches = [b for model, b in zip(_result_models(tool), schema["oneOf"], strict=True) if model in models]
-    return Draft202012Validator({"anyOf": branches, "$defs": schema.get("$defs", {})})

@@ -11,11 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from pydantic import BaseModel
-
 from agent_workspace.domain.columns import COLUMN_NAMES, DEFAULT_COLUMN
-from agent_workspace.tools.answers.board import BoardContext, Column
-from agent_workspace.tools.answers.task import Activity, FetchMetadata, TaskAnswer, UnblockedTask
 
 Json = dict[str, Any]
 
@@ -132,11 +128,9 @@ def _required(model: Json, required: list[str]) -> Json:
 class Words:
     """What a reference calls otherwise, per result model."""
 
-    changes: Mapping[str, tuple[Change, ...]]  # by the model's name under `$defs`
-
-    @classmethod
-    def of(cls, changes: Mapping[type[BaseModel], tuple[Change, ...]]) -> "Words":
-        return cls({model.__name__: model_changes for model, model_changes in changes.items()})
+    # By the model's name under `$defs` (a result model of `tools/answers/`, named, not imported: the words stand
+    # below the tools, and tests/unit/test_words.py checks each name is a model an action answers).
+    changes: Mapping[str, tuple[Change, ...]]
 
     def schema(self, schema: Json) -> Json:
         """An action's result schema (each model under `$defs`) in these words."""
@@ -193,9 +187,9 @@ def _branch(value: Any, branches: list[Json], defs: Json) -> Json | None:
 
 _STATUS = StatusIsColumn()
 _COLUMN_NAME = {"type": "string", "enum": [*COLUMN_NAMES]}
-MASARO_WORDS = Words.of(
+MASARO_WORDS = Words(
     {
-        TaskAnswer: (
+        "TaskAnswer": (
             _STATUS,
             Renamed("description", "body"),
             Dropped(("history", "conversation")),
@@ -206,10 +200,10 @@ MASARO_WORDS = Words.of(
                 "add_comment, or report_blocker.",
             ),
         ),
-        UnblockedTask: (_STATUS,),
-        Activity: (_STATUS,),
-        FetchMetadata: (_STATUS,),
-        Column: (_STATUS,),
-        BoardContext: (Fixed("statuses", list(COLUMN_NAMES), {"type": "array", "items": _COLUMN_NAME}),),
+        "UnblockedTask": (_STATUS,),
+        "Activity": (_STATUS,),
+        "FetchMetadata": (_STATUS,),
+        "Column": (_STATUS,),
+        "BoardContext": (Fixed("statuses", list(COLUMN_NAMES), {"type": "array", "items": _COLUMN_NAME}),),
     }
 )

@@ -36,10 +36,7 @@ from agent_workspace.services.agent_sessions import (
 from agent_workspace.services.agents import Reach, readable
 from agent_workspace.store.agent_writes import AgentWrite, Refused
 
-RECALL_LIMIT_MAX = 100
 RECALL_EXAMINED = 300  # bodies a word search reads per call, at most
-QUERY_MAX = 500
-WRITERS = ("agent", "people", "import", "collaborators")
 SORTS = ("recent", "name", "type")
 
 
@@ -64,16 +61,16 @@ def recall(
     limit: int,
     cursor: str | None,
 ) -> dict[str, Any]:
-    if query is not None and len(query) > QUERY_MAX:
-        raise PayloadError(f"query is {len(query)} characters; at most {QUERY_MAX}", field="query")
+    if query is not None and len(query) > rules.RECALL_QUERY_MAX:
+        raise PayloadError(f"query is {len(query)} characters; at most {rules.RECALL_QUERY_MAX}", field="query")
     if memory_type is not None and memory_type not in rules.MEMORY_TYPES:
         raise PayloadError(f"type must be one of {', '.join(rules.MEMORY_TYPES)}", field="type")
-    if written_by is not None and written_by not in WRITERS:
-        raise PayloadError(f"writtenBy must be one of {', '.join(WRITERS)}", field="writtenBy")
+    if written_by is not None and written_by not in rules.MEMORY_WRITERS:
+        raise PayloadError(f"writtenBy must be one of {', '.join(rules.MEMORY_WRITERS)}", field="writtenBy")
     if sort not in SORTS:
         raise PayloadError(f"sort must be one of {', '.join(SORTS)}", field="sort")
-    if not 1 <= limit <= RECALL_LIMIT_MAX:
-        raise PayloadError(f"limit must be 1-{RECALL_LIMIT_MAX}", field="limit")
+    if not 1 <= limit <= rules.RECALL_LIMIT_MAX:
+        raise PayloadError(f"limit must be 1-{rules.RECALL_LIMIT_MAX}", field="limit")
     agent = _memory_reach(rt, actor, ref, write=False).agent
     if name is not None:
         rules.check_memory_name(name)

@@ -230,15 +230,12 @@ def forbidden_on_mcp(what: str) -> Forbidden:
     return Forbidden(f"{what} is the person's decision, made in the console; the server refuses it for any connection")
 
 
-ACTIVITY_LIMIT_MAX = 100
-
-
 def activity_of(rt: Runtime, actor: Actor, ref: str, kind: str, limit: int, cursor: str | None) -> dict[str, Any]:
     """Newest first; shares only for the owner."""
     if kind != "all" and kind not in ACTIVITY_KINDS:
         raise PayloadError(f"kind must be all, {', '.join(ACTIVITY_KINDS)}", field="kind")
-    if not 1 <= limit <= ACTIVITY_LIMIT_MAX:
-        raise PayloadError(f"limit must be 1-{ACTIVITY_LIMIT_MAX}", field="limit")
+    if not 1 <= limit <= rules.ACTIVITY_LIMIT_MAX:
+        raise PayloadError(f"limit must be 1-{rules.ACTIVITY_LIMIT_MAX}", field="limit")
     found = readable(rt, actor, ref)
     if kind == "sharing" and not found.owned:
         raise Forbidden("an agent's shares are shown to its owner only")

@@ -16,8 +16,6 @@ from agent_workspace.observability import count
 from agent_workspace.runtime import Runtime
 from agent_workspace.store.agents import AgentCapReached, RateSpent, SlugTaken
 
-VERSIONS_LISTED_MAX = 50
-
 
 @dataclass(frozen=True)
 class Reach:
@@ -326,8 +324,8 @@ def update_prompt(
 def prompt_versions(rt: Runtime, actor: Actor, ref: str, limit: int, cursor: str | None) -> dict[str, Any]:
     reached = readable(rt, actor, ref)
     agent = reached.agent
-    if not 1 <= limit <= VERSIONS_LISTED_MAX:
-        raise PayloadError(f"limit must be 1-{VERSIONS_LISTED_MAX}", field="limit")
+    if not 1 <= limit <= rules.VERSIONS_LISTED_MAX:
+        raise PayloadError(f"limit must be 1-{rules.VERSIONS_LISTED_MAX}", field="limit")
     versions, next_cursor = rt.agents.prompt_versions(agent.id, limit, cursor)
     shown = [v for v in versions if reached.owned or v.version <= reached.runs_version]  # newer: not accepted
     return {"versions": [v.listed(agent.prompt_version) for v in shown], "nextCursor": next_cursor}

@@ -24,8 +24,8 @@ from agent_workspace.domain.columns import COMPLEXITY, LINK_TYPES, PRIORITIES
 from agent_workspace.domain.errors import Conflict, NotFound
 from agent_workspace.domain.ids import is_id, new_id
 from agent_workspace.domain.models import Actor, Workspace
-from agent_workspace.domain.tasks import STATUSES, TaskFilter, check_text
-from agent_workspace.domain.text import echo
+from agent_workspace.domain.tasks import STATUSES, TaskFilter
+from agent_workspace.domain.text import check_text, echo
 from agent_workspace.observability import count
 from agent_workspace.runtime import Runtime
 from agent_workspace.services import push

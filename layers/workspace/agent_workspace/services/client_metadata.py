@@ -14,6 +14,7 @@ import socket
 import ssl
 import time
 from collections.abc import Callable
+from functools import cached_property
 from typing import Any
 from urllib.parse import SplitResult, unquote, urlsplit
 
@@ -131,8 +132,13 @@ class MetadataFetcher:
         deadline_seconds: float = MAX_SECONDS,
     ) -> None:
         self._resolve, self._allowed = resolver, address_allowed
-        self._context = ssl_context or ssl.create_default_context()
+        self._given_context = ssl_context
         self._seconds = deadline_seconds
+
+    @cached_property
+    def _context(self) -> ssl.SSLContext:
+        """Made on the first fetch: loading the system's CA certificates takes ~20 ms; most processes never fetch."""
+        return self._given_context or ssl.create_default_context()
 
     def fetch(self, url: str) -> dict[str, Any]:
         """The JSON object at `url`, or ClientMetadataError saying why not; no other exception escapes."""

@@ -27,8 +27,8 @@ from agent_workspace.domain.elicitations import (
 from agent_workspace.domain.errors import Conflict, NotFound, PayloadError
 from agent_workspace.domain.ids import new_id
 from agent_workspace.domain.models import Actor
-from agent_workspace.domain.tasks import Message, check_text, existing_id
-from agent_workspace.domain.text import echo
+from agent_workspace.domain.tasks import Message, existing_id
+from agent_workspace.domain.text import check_text, echo
 from agent_workspace.observability import count
 from agent_workspace.runtime import Runtime
 from agent_workspace.services import channel, notifications, push

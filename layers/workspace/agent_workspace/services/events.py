@@ -29,8 +29,8 @@ from agent_workspace.domain.events import (
 )
 from agent_workspace.domain.ids import check_id, is_id, new_id
 from agent_workspace.domain.models import Actor
-from agent_workspace.domain.tasks import Task, check_text
-from agent_workspace.domain.text import echo
+from agent_workspace.domain.tasks import Task
+from agent_workspace.domain.text import check_text, echo
 from agent_workspace.observability import count, logger
 from agent_workspace.runtime import Runtime
 from agent_workspace.services import accounts, channel, notifications, push

@@ -32,7 +32,8 @@ from agent_workspace.domain.pano import (
     uri_of,
 )
 from agent_workspace.domain.resources import ResourceInfo
-from agent_workspace.domain.tasks import AttachmentRef, NewAttachment, check_text, decode_attachments
+from agent_workspace.domain.tasks import AttachmentRef, NewAttachment, decode_attachments
+from agent_workspace.domain.text import check_text
 from agent_workspace.observability import count, logger
 from agent_workspace.runtime import Runtime
 from agent_workspace.services.agent_mentions import note_mentions

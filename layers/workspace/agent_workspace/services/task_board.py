@@ -29,18 +29,15 @@ from agent_workspace.domain.errors import Conflict, NotFound, PayloadError, Unav
 from agent_workspace.domain.ids import check_id, is_id, new_id
 from agent_workspace.domain.models import Actor
 from agent_workspace.domain.tasks import (
-    BODY_MAX,
     STATUSES,
     TEXT_MAX,
-    TITLE_MAX,
     Criterion,
     Entry,
     Link,
     Task,
     TaskFilter,
-    check_text,
 )
-from agent_workspace.domain.text import echo
+from agent_workspace.domain.text import BODY_MAX, TITLE_MAX, check_text, echo
 from agent_workspace.observability import count
 from agent_workspace.runtime import Runtime
 from agent_workspace.services import channel, notifications, push

@@ -16,22 +16,19 @@ from agent_workspace.domain.ids import check_id, is_id, new_id
 from agent_workspace.domain.models import Actor
 from agent_workspace.domain.resources import check_blob_size
 from agent_workspace.domain.tasks import (
-    BODY_MAX,
     STATUSES,
     TEXT_MAX,
-    TITLE_MAX,
     AttachmentIn,
     AttachmentRef,
     Entry,
     Message,
     NewAttachment,
     Task,
-    check_text,
     decode_attachments,
     identifier_number,
     is_attachment_id,
 )
-from agent_workspace.domain.text import echo
+from agent_workspace.domain.text import BODY_MAX, TITLE_MAX, check_text, echo
 from agent_workspace.observability import count
 from agent_workspace.runtime import Runtime
 from agent_workspace.services import channel, events, notifications, push, schedules

@@ -1,8 +1,19 @@
-"""Every tool the server serves, in the order `help` and `tools/list` show them."""
+"""Every tool the server serves, in the order `help` and `tools/list` show them, each imported when first needed."""
 
-from agent_workspace.tool_registry import Registry
-from agent_workspace.tools import agent, board, memory, pano, site_tools, skills, task, workspace
+from agent_workspace.tool_registry import Registry, ToolModule
 
 REGISTRY = Registry(
-    tools=(task.TOOL, memory.TOOL, skills.TOOL, workspace.TOOL, site_tools.TOOL, pano.TOOL, board.TOOL, agent.TOOL)
+    tools=tuple(
+        ToolModule(name, f"agent_workspace.tools.{module}")
+        for name, module in (
+            ("task", "task"),
+            ("memory", "memory"),
+            ("skills", "skills"),
+            ("workspace", "workspace"),
+            ("siteTools", "site_tools"),
+            ("pano", "pano"),
+            ("board", "board"),
+            ("agent", "agent"),
+        )
+    )
 )

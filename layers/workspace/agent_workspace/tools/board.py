@@ -4,7 +4,7 @@ from pydantic import Field
 
 from agent_workspace.domain.board import EPICS_MAX, PROJECTS_MAX
 from agent_workspace.domain.models import Actor
-from agent_workspace.domain.tasks import BODY_MAX, TITLE_MAX
+from agent_workspace.domain.text import BODY_MAX, TITLE_MAX
 from agent_workspace.services import board
 from agent_workspace.services.accounts import workspace_of
 from agent_workspace.tool_registry import Action, Call, NoPayload, Payload, Tool

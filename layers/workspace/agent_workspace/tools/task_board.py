@@ -5,7 +5,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from agent_workspace.domain.models import Actor
-from agent_workspace.domain.tasks import BODY_MAX, TITLE_MAX
+from agent_workspace.domain.text import BODY_MAX, TITLE_MAX
 from agent_workspace.services import task_board
 from agent_workspace.services.task_board import QUESTIONS_MAX, FieldsIn, Filters, Verdict
 from agent_workspace.tool_registry import Action, Call, Payload

@@ -13,6 +13,10 @@ from agent_workspace.domain.tokens import TokenKind, hash_token
 from agent_workspace.runtime import Runtime
 
 METADATA_PATH = "/.well-known/oauth-protected-resource"
+SERVER_METADATA_PATH = "/.well-known/oauth-authorization-server"
+# Sign-in's endpoints an OAuth client calls from any origin (a browser-based client such as the MCP Inspector): they
+# use no cookie, so the SDK answers them with CORS for every origin, and `api.guard` lets any Origin through to them.
+CROSS_ORIGIN_PATHS = frozenset({SERVER_METADATA_PATH, METADATA_PATH, "/token", "/register", "/revoke"})
 
 
 def bearer_token(headers: Headers) -> str | None:
