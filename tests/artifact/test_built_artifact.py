@@ -6,6 +6,7 @@ of the runtime's Python version whose sys.path holds only the function, the laye
 
 import json
 import platform
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -88,6 +89,49 @@ def test_every_module_of_the_package_ships_its_pyc_for_the_runtime(built):
     pyc = list((built.layer / "agent_workspace").rglob(f"*.cpython-{built.target.python_version.replace('.', '')}.pyc"))
     sources = list((built.layer / "agent_workspace").rglob("*.py"))
     assert len(pyc) == len(sources) > 50
+
+
+def _client_services() -> set[str]:
+    """The services store/clients.py makes clients of, as the layer's Makefile reads them."""
+    source = (ROOT / "layers" / "workspace" / "agent_workspace" / "store" / "clients.py").read_text()
+    return set(re.findall(r'_client\("([a-z0-9-]+)"', source))
+
+
+def test_the_layer_keeps_botocore_models_of_exactly_the_services_the_store_uses(built):
+    data = built.layer / "botocore" / "data"
+    kept = {path.name for path in data.iterdir() if path.is_dir()}
+
+    # and xray: the X-Ray SDK's sampling client, which the Tracer makes when it starts
+    assert kept == _client_services() | {"xray"} and {"dynamodb", "s3", "sqs", "scheduler", "xray"} <= kept
+    assert {"endpoints.json", "partitions.json", "sdk-default-configuration.json", "_retry.json"} <= {
+        path.name for path in data.iterdir()
+    }
+
+
+_MAKE_CLIENTS = """
+import json, sys
+sys.path[:] = [sys.argv[1], *[p for p in sys.path if p.startswith(sys.base_prefix)]]
+from agent_workspace.store.clients import AwsClients
+clients = AwsClients("us-east-1")
+made = {name: type(getattr(clients, name)).__name__ for name in sys.argv[2:]}
+made["connections"] = type(clients.connections("https://abc.execute-api.us-east-1.amazonaws.com/live")).__name__
+print(json.dumps(made))
+"""
+
+
+def test_every_client_the_store_makes_is_made_from_the_built_layer(built, loadable_layer):
+    names = ["dynamodb", "s3", "sqs", "scheduler", "sesv2", "secretsmanager"]
+    assert set(names) | {"apigatewaymanagementapi"} == _client_services()
+    env = {"AWS_ACCESS_KEY_ID": "x", "AWS_SECRET_ACCESS_KEY": "x", "PYTHONDONTWRITEBYTECODE": "1"}
+    done = subprocess.run(
+        [built.interpreter, "-I", "-S", "-c", _MAKE_CLIENTS, str(loadable_layer), *names],
+        capture_output=True, text=True, env=env, timeout=120, check=False,
+    )  # fmt: skip
+
+    assert done.returncode == 0, done.stderr[-4000:]
+    made = json.loads(done.stdout)
+    assert made["dynamodb"] == "DynamoDB" and made["connections"] == "ApiGatewayManagementApi"
+    assert set(made) == {*names, "connections"}
 
 
 @pytest.fixture
