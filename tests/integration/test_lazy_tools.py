@@ -113,8 +113,9 @@ watched = {watched}
 before = sorted(watched & set(sys.modules))
 for hook in hooks:
     hook()
+from agent_workspace.domain import tasks
 print(json.dumps([before, sorted(watched - set(sys.modules)), server.listed_tools.cache_info().currsize,
-                  app._app._rest_included]))
+                  app._app._rest_included, [view.__pydantic_complete__ for view in tasks.VIEWS]]))
 """
 
 
@@ -131,7 +132,8 @@ def test_the_lambda_builds_every_tool_and_listing_before_its_snapstart_snapshot(
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
 
     assert done.returncode == 0, done.stderr
-    before, missing, listings, rest = json.loads(done.stdout)
+    before, missing, listings, rest, views = json.loads(done.stdout)
     assert before == []  # the cold start imported none of them
     assert missing == []  # the hooks imported every one
     assert listings == len(SURFACES) and rest is True
+    assert views == [True] * len(views)  # the task views, built on first use elsewhere, are in the snapshot too

@@ -87,10 +87,13 @@ class LazyRestApp(FastAPI):
     _sign_in_included = False
 
     def build_deferred(self) -> None:
-        """Everything built on first need, built now (before a SnapStart snapshot): the REST routers, and on the MCP
-        side every tool, each path's listing and help, the resources' and skills' handlers."""
+        """Everything built on first need, built now (before a SnapStart snapshot): sign-in and the REST routers, on
+        the MCP side every tool, each path's listing and help, the resources' and skills' handlers; the task views."""
         self.include_rest()
         build_all()
+        from agent_workspace.domain import tasks  # imported by the REST API and the tools by now
+
+        tasks.build_views()
 
     def include_sign_in(self) -> None:
         if self._sign_in_included or self.sign_in_routes is None:
