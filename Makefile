@@ -93,7 +93,7 @@ soak: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python scripts/bench.py
 
-# The cheap part of the benchmark (the ratios from source, the functions without SnapStart, the idle cost): ~30 s.
+# The cheap part of the benchmark (the ratios from source, the functions without SnapStart, the idle cost): ~45 s.
 bench-ci: $(STAMP)
 	$(BIN)/python scripts/bench.py --ci
 
