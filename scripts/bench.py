@@ -363,7 +363,7 @@ class LatencyFigures:
     ddb_calls: Counter[str]
     calls_measured: int
     chunk_ratios: list[float]  # handler (token from memory) / bare, per fifth of the interleaved calls: the noise
-    bare_beside: float  # the bare server measured on its own, as the token-from-memory calls are, instead
+    bare_alone: float  # the bare server measured on its own, as the token-from-memory calls are, instead
 
     @property
     def ratio(self) -> float:
@@ -458,7 +458,7 @@ def measure_latency(calls: int, warmup: int) -> LatencyFigures:
         observed = Counter(ddb_calls)
 
         # The same handler with the token lookup answered from memory: everything but the DynamoDB call.
-        samples["no_ddb"], samples["bare_beside"] = [], []
+        samples["no_ddb"], samples["bare_alone"] = [], []
         store.admit = lambda token_hash, window, limit: principal
         try:
             for _ in range(warmup):
@@ -466,7 +466,7 @@ def measure_latency(calls: int, warmup: int) -> LatencyFigures:
             for _ in range(calls):
                 samples["no_ddb"].append(timed(ours, ours_event, overview))
             for _ in range(calls):  # on its own, as the token-from-memory calls were: no moto work between
-                samples["bare_beside"].append(timed(bare, bare_event, "pong"))
+                samples["bare_alone"].append(timed(bare, bare_event, "pong"))
         finally:
             del store.admit
 
@@ -476,7 +476,7 @@ def measure_latency(calls: int, warmup: int) -> LatencyFigures:
         handler_without_ddb=statistics.median(samples["no_ddb"]),
         ddb_calls=observed,
         calls_measured=calls,
-        bare_beside=statistics.median(samples["bare_beside"]),
+        bare_alone=statistics.median(samples["bare_alone"]),
         chunk_ratios=[
             statistics.median(ours) / statistics.median(bare)
             for ours, bare in zip(chunks(samples["no_ddb"]), chunks(samples["bare"]), strict=True)
@@ -573,7 +573,7 @@ def report_latency(calls: int, warmup: int) -> list[Goal]:
     )
     print(
         f"    the bare server measured on its own, as the token-from-memory calls are: "
-        f"{latency.bare_beside * 1e3:.2f}ms, {latency.handler_without_ddb / latency.bare_beside:.2f}x "
+        f"{latency.bare_alone * 1e3:.2f}ms, {latency.handler_without_ddb / latency.bare_alone:.2f}x "
         "(the goal's baseline is the bare server between "
         "the DynamoDB-backed calls, as when the goal was set; between moto's work it runs slower)"
     )

@@ -9,6 +9,8 @@ import os
 import re
 import secrets
 import socket
+import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -584,6 +586,17 @@ def function_environment(folder: str, runtime: Runtime) -> dict[str, str]:
         "WORKSPACE_SCHEDULE_DEAD_LETTER_ARN": settings.schedule_dead_letter_arn,
         "WORKSPACE_AWS_ENDPOINT_URL": settings.aws_endpoint_url,
     }
+
+
+def in_fresh_interpreter(code: str, env: dict[str, str] | None = None) -> Any:
+    """What `code` prints last, as JSON, run in a new interpreter with the layer on its path: what a cold start
+    imports, seen from a process that has imported nothing else."""
+    base = {"PYTHONPATH": str(ROOT / "layers" / "workspace"), "AWS_ACCESS_KEY_ID": "x", "AWS_SECRET_ACCESS_KEY": "x"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env={**base, **(env or {})}, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.splitlines()[-1])
 
 
 def load_function(folder: str, runtime: Runtime, monkeypatch: pytest.MonkeyPatch) -> ModuleType:

@@ -2,8 +2,6 @@
 the human REST API's routers, a request for it does, and the OpenAPI document and the route list are whole whenever
 they are read. Under SnapStart the routers are built before the snapshot, so a restored instance has them."""
 
-import json
-import subprocess
 import sys
 import types
 
@@ -12,7 +10,7 @@ import httpx
 
 from agent_workspace.app import rest_routers
 from agent_workspace.mcp_server.surfaces import SURFACES
-from tests.support import ROOT, TOOL_NAMES, bearer, load_function, mcp_client
+from tests.support import TOOL_NAMES, bearer, in_fresh_interpreter, load_function, mcp_client
 
 REST_MODULE = "agent_workspace.api.board"  # one of the routers' modules, and the heaviest
 SIGN_IN_MODULE = "agent_workspace.api.oauth"
@@ -32,11 +30,7 @@ def test_creating_the_app_imports_no_rest_router_and_no_sign_in():
         "added = len(app.routes) - eager\n"
         "print(__import__('json').dumps([before, added, loaded()]))\n"
     )
-    env = {"PYTHONPATH": str(ROOT / "layers" / "workspace"), "AWS_ACCESS_KEY_ID": "x", "AWS_SECRET_ACCESS_KEY": "x"}
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
-
-    assert done.returncode == 0, done.stderr
-    before, added, after = json.loads(done.stdout)
+    before, added, after = in_fresh_interpreter(code)
     assert before == [False, False]  # created, served nothing yet
     # asking for its routes builds both: sign-in's 10 (2 metadata, one per MCP path, 4 endpoints), a router each
     assert added == 2 + len(SURFACES) + 4 + len(rest_routers()) and after == [True, True]

@@ -3,16 +3,12 @@ its own tool's only, and the resources' and skills' handlers wait for their firs
 is built before the snapshot; what every path lists and answers stays the same (tests/contract/test_surface_snapshot).
 """
 
-import json
-import subprocess
-import sys
-
 import pytest
 
 from agent_workspace.mcp_server.surfaces import SURFACES
 from agent_workspace.tool_registry import Registry, ToolModule
 from agent_workspace.tools import REGISTRY
-from tests.support import ROOT, function_environment
+from tests.support import ROOT, function_environment, in_fresh_interpreter
 
 TOOL_MODULES = {entry.module for entry in REGISTRY.tools if isinstance(entry, ToolModule)}
 DEFERRED = (
@@ -54,11 +50,7 @@ print(json.dumps({{"steps": steps, "help": outcome.text, "refused": refused.text
 
 @pytest.fixture(scope="module")
 def cold() -> dict:
-    code = _COLD.format(deferred=repr(set(DEFERRED)))
-    env = {"PYTHONPATH": str(ROOT / "layers" / "workspace"), "AWS_ACCESS_KEY_ID": "x", "AWS_SECRET_ACCESS_KEY": "x"}
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    return in_fresh_interpreter(_COLD.format(deferred=repr(set(DEFERRED))))
 
 
 def test_creating_the_app_imports_no_tool_and_no_deferred_handler(cold):
@@ -122,17 +114,8 @@ print(json.dumps([before, sorted(watched - set(sys.modules)), server.listed_tool
 def test_the_lambda_builds_every_tool_and_listing_before_its_snapstart_snapshot(runtime):
     watched = {*TOOL_MODULES, *DEFERRED}
     code = _SNAPSHOT.format(function=str(ROOT / "functions" / "api"), watched=repr(watched))
-    env = {
-        "PYTHONPATH": str(ROOT / "layers" / "workspace"),
-        "AWS_ACCESS_KEY_ID": "x",
-        "AWS_SECRET_ACCESS_KEY": "x",
-        "POWERTOOLS_TRACE_DISABLED": "true",
-        **function_environment("api", runtime),
-    }
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
-
-    assert done.returncode == 0, done.stderr
-    before, missing, listings, rest, views = json.loads(done.stdout)
+    env = {"POWERTOOLS_TRACE_DISABLED": "true", **function_environment("api", runtime)}
+    before, missing, listings, rest, views = in_fresh_interpreter(code, env)
     assert before == []  # the cold start imported none of them
     assert missing == []  # the hooks imported every one
     assert listings == len(SURFACES) and rest is True
